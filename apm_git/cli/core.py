@@ -1,0 +1,148 @@
+"""init, journal, flush, index and status."""
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import IO
+
+import click
+
+from apm_git.cli import cli, emit, state
+from apm_git.errors import EXIT_OK
+
+
+@cli.command("init")
+@click.argument("path", required=False, type=click.Path(path_type=Path))
+@click.option("--no-install", is_flag=True, help="Do not run `pre-commit install`.")
+@click.pass_context
+def init_cmd(ctx: click.Context, path: Path | None, no_install: bool) -> int:
+    """Create the memory layout in PATH (default: the current directory); never overwrites a file."""
+    from apm_git.commands.init import init
+
+    result = init(path or state(ctx).repo_path or Path.cwd(), install=not no_install)
+    lines = [f"apm-git: memory repository at {result.root}"]
+    lines += [f"  created {name}" for name in result.created]
+    lines += [f"  updated {name}" for name in result.updated]
+    if result.commit:
+        lines.append(f"  committed {result.commit[:12]} memory: init")
+    else:
+        lines.append("  already initialized: nothing changed")
+    emit(ctx, {**dataclasses.asdict(result), "root": str(result.root)}, "\n".join(lines))
+    return EXIT_OK
+
+
+@cli.group("journal")
+def journal_group() -> None:
+    """Light Sleep: write to today's journal."""
+
+
+@journal_group.command("add")
+@click.argument("text")
+@click.option("--kind", required=True, type=click.Choice(
+    ["decision", "lesson", "context", "person", "tool", "pending", "anchor"]), help="What the item is.")
+@click.option("--title", help="Record title (default: the first words of TEXT).")
+@click.option("--tags", help="Extra tags, comma-separated.")
+@click.option("--value", type=click.Choice(["HIGH", "MEDIUM", "LOW"]), default="MEDIUM", show_default=True,
+              help="decision_value of the entry.")
+@click.pass_context
+def journal_add_cmd(ctx: click.Context, text: str, kind: str, title: str | None, tags: str | None, value: str) -> int:
+    """Append a record to today's journal (memory/YYYY-MM-DD.md)."""
+    from apm_git.commands.journal import add
+
+    entry = add(state(ctx).repo(), text, kind=kind, title=title, tags=(tags or "").split(","), value=value)
+    emit(ctx, dataclasses.asdict(entry), f"{entry.file}:{entry.line}: added {entry.entry_id}")
+    return EXIT_OK
+
+
+@cli.command("flush")
+@click.option("--trigger", type=click.Choice(["manual", "pre-compact", "session-end", "idle"]), default="manual",
+              show_default=True, help="What asked for the flush (taken from --hook-input when not given).")
+@click.option("--scope", help="all, main or group:NAME (default: all).")
+@click.option("--room", help="Room id; flushes the group it maps to in group_names.json.")
+@click.option("-m", "--message", help="Commit message body.")
+@click.option("--hook-input", "hook_input", type=click.File("r", encoding="utf-8"),
+              help="Agent hook payload (JSON) from FILE or - for stdin: session, trigger and cwd.")
+@click.option("--if-idle", is_flag=True, help="Flush only when the newest change is flush.idle_minutes old.")
+@click.option("--session", help="Session id for the Apm-Session trailer.")
+@click.pass_context
+def flush_cmd(
+    ctx: click.Context, trigger: str, scope: str | None, room: str | None, message: str | None,
+    hook_input: IO[str] | None, if_idle: bool, session: str | None,
+) -> int:
+    """Commit the memory changes of a scope as one commit."""
+    from apm_git.commands.flush import flush
+    from apm_git.hookinput import parse_payload
+    from apm_git.repo import open_repo
+    from apm_git.scope import scope_for
+
+    repo_path = state(ctx).repo_path
+    if hook_input is not None:
+        payload = parse_payload(hook_input.read())
+        session = session or payload.session_id
+        if ctx.get_parameter_source("trigger") is click.core.ParameterSource.DEFAULT and payload.trigger:
+            trigger = payload.trigger
+        if repo_path is None and payload.cwd:
+            repo_path = Path(payload.cwd)
+    repo = open_repo(repo_path)
+    result = flush(
+        repo, trigger=trigger, scope=scope_for(repo, scope, room), session=session, message=message, if_idle=if_idle,
+    )
+    if result.commit:
+        what = f"{len(result.files)} file(s) as {result.commit[:12]} ({result.trigger}, {result.scope})"
+        text = [f"apm-git: flushed {what}"]
+    else:
+        text = [f"apm-git: {result.skipped}"]
+    text += [f"  auto-initialized {name}" for name in result.created]
+    for finding in result.findings:
+        click.echo(f"apm-git: finding: {finding}", err=True)
+    for name in result.withheld:
+        click.echo(f"apm-git: WARNING: {name} looks like it holds a secret; it was NOT committed", err=True)
+    emit(ctx, dataclasses.asdict(result), "\n".join(text))
+    return EXIT_OK
+
+
+@cli.command("index")
+@click.pass_context
+def index_cmd(ctx: click.Context) -> int:
+    """Rebuild memory/INDEX.md from the memory files."""
+    from apm_git.commands.index import index
+
+    result = index(state(ctx).repo())
+    emit(ctx, dataclasses.asdict(result), f"{result.path}: {'rebuilt' if result.changed else 'up to date'}")
+    return EXIT_OK
+
+
+@cli.command("status")
+@click.pass_context
+def status_cmd(ctx: click.Context) -> int:
+    """Budgets used per file, last flushes, pending items, and when deep sleep and REM are due."""
+    from apm_git.commands.status import status
+
+    result = status(state(ctx).repo())
+    lines = ["Files (lines / budget):"]
+    for item in result.files:
+        budget = f"{item.lines:>4} / {item.budget}" if item.budget is not None else f"{item.lines:>4}"
+        lines.append(f"  {budget:<12} {item.file}{'  OVER BUDGET' if item.over else ''}")
+    lines.append("Last flush:")
+    lines += [f"  {scope}: {_when(stamp)}" for scope, stamp in result.last_flush.items()]
+    lines.append(f"Pending items: {len(result.pending_items)}")
+    lines += [f"  - {_pending(item)}" for item in result.pending_items]
+    for due in result.due:
+        when = "due now" if due.due_now else f"next due {due.next_due}"
+        lines.append(f"{due.stage}: {when} (last run: {_when(due.last_run)})")
+    if result.uncommitted:
+        lines.append(f"Uncommitted memory changes: {len(result.uncommitted)} file(s); run `apm-git flush`")
+    emit(ctx, dataclasses.asdict(result), "\n".join(lines))
+    return EXIT_OK
+
+
+def _when(stamp: str | None) -> str:
+    if not stamp:
+        return "never"
+    return stamp[:16].replace("T", " ")
+
+
+def _pending(item: object) -> str:
+    if isinstance(item, dict):
+        return str(item.get("finding") or item.get("text") or item)
+    return str(item)

@@ -1,0 +1,59 @@
+"""The one clock: `APM_GIT_NOW` (ISO date or datetime) when set, else the system clock.
+
+Tests and simulations move time through the environment, so every date apm-git
+writes (records, state files, its own commits) follows the simulated clock.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import os
+
+from apm_git.errors import UsageError
+
+ENV_NOW = "APM_GIT_NOW"
+
+
+def now() -> dt.datetime:
+    """The current time, timezone-aware."""
+    raw = os.environ.get(ENV_NOW, "").strip()
+    if not raw:
+        return dt.datetime.now().astimezone()
+    try:
+        if len(raw) == 10:
+            parsed = dt.datetime.combine(dt.date.fromisoformat(raw), dt.time(12, 0))
+        else:
+            parsed = dt.datetime.fromisoformat(raw)
+    except ValueError:
+        raise UsageError(
+            f"{ENV_NOW}={raw!r} is not an ISO date or datetime "
+            "(use e.g. 2026-04-06 or 2026-04-06T14:30:00)",
+        ) from None
+    return parsed.astimezone()
+
+
+def today() -> dt.date:
+    return now().date()
+
+
+def simulated() -> bool:
+    return bool(os.environ.get(ENV_NOW, "").strip())
+
+
+def git_date_env() -> dict[str, str]:
+    """Environment that dates apm-git's commits by the simulated clock, when there is one."""
+    if not simulated():
+        return {}
+    stamp = now().isoformat(timespec="seconds")
+    return {"GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp}
+
+
+def stamp(moment: dt.datetime | None = None) -> str:
+    """The timestamp format of the state files: ISO 8601 to the second, with offset."""
+    return (moment or now()).isoformat(timespec="seconds")
+
+
+def parse_stamp(text: str) -> dt.datetime | None:
+    try:
+        return dt.datetime.fromisoformat(text).astimezone()
+    except (TypeError, ValueError):
+        return None

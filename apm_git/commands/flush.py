@@ -1,0 +1,129 @@
+"""`apm-git flush`: the memory of one scope becomes one commit (DESIGN 3, 7).
+
+A flush never refuses to save memory.  It auto-initializes what the scope is
+missing, refreshes INDEX.md and flush-state.json, and commits exactly the
+scope's memory paths; whatever else the user has staged or changed stays as it was.
+"""
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+from typing import Any
+
+from apm_git import clock, git, layout
+from apm_git.commands.index import refresh_index
+from apm_git.commit import commit
+from apm_git.lock import write_lock
+from apm_git.repo import InvalidUtf8, MemoryRepo
+from apm_git.scope import Scope
+from apm_git.state import load_flush_state, save_flush_state
+
+TRIGGERS = ("manual", "pre-compact", "session-end", "idle")
+ALL = Scope("all")
+
+
+@dataclasses.dataclass
+class FlushResult:
+    trigger: str
+    scope: str
+    session: str | None
+    commit: str | None = None
+    files: list[str] = dataclasses.field(default_factory=list)
+    created: list[str] = dataclasses.field(default_factory=list)
+    findings: list[str] = dataclasses.field(default_factory=list)
+    withheld: list[str] = dataclasses.field(default_factory=list)
+    skipped: str | None = None
+
+
+def flush(
+    repo: MemoryRepo,
+    *,
+    trigger: str = "manual",
+    scope: Scope = ALL,
+    session: str | None = None,
+    message: str | None = None,
+    if_idle: bool = False,
+) -> FlushResult:
+    result = FlushResult(trigger, str(scope), session)
+    with write_lock(repo):
+        pathspecs = scope.pathspecs(repo)
+        if if_idle:
+            waiting = _still_busy(repo, pathspecs)
+            if waiting:
+                result.skipped = waiting
+                return result
+        now = clock.now()
+        result.created = [repo.repo_path(rel) for rel in _auto_initialize(repo, scope, now.date())]
+        if not git.status(repo.root, pathspecs):
+            result.skipped = "nothing to flush"
+            return result
+        if scope.covers_dreaming:
+            try:
+                refresh_index(repo, now.date())
+            except InvalidUtf8 as error:  # saving memory matters more than a fresh index
+                result.findings.append(str(error))
+        _record_flush(repo, scope, now, trigger, session, result.findings)
+        changes = git.status(repo.root, pathspecs)
+        paths = [path for change in changes for path in change.paths if path not in result.withheld]
+        result.files = sorted({change.path for change in changes} - set(result.withheld))
+        trailers = [("Apm-Trigger", trigger), ("Apm-Scope", str(scope)), ("Apm-Session", session or "none")]
+        trailers += [("Apm-Finding", finding) for finding in result.findings]
+        subject = f"flush {len(result.files)} file{'s' if len(result.files) != 1 else ''} ({trigger}, {scope})"
+        result.commit = commit(repo, paths, subject, trailers, body=message)
+    return result
+
+
+def _still_busy(repo: MemoryRepo, pathspecs: list[str]) -> str | None:
+    """Why an idle flush should wait: no changes, or a change newer than flush.idle_minutes."""
+    changes = git.status(repo.root, pathspecs)
+    if not changes:
+        return "nothing to flush"
+    newest = 0.0
+    for change in changes:
+        path = repo.root / change.path
+        if path.exists():
+            newest = max(newest, path.stat().st_mtime)
+    idle = clock.now().timestamp() - newest
+    needed = repo.config.flush.idle_minutes * 60
+    if idle < needed:
+        return f"not idle yet: the newest change is {int(idle // 60)} min old, flush.idle_minutes is {needed // 60}"
+    return None
+
+
+def _auto_initialize(repo: MemoryRepo, scope: Scope, today: dt.date) -> list[str]:
+    """APM rule 6: create the scope's missing indexes and files, never overwriting one."""
+    from apm_git.state import group_names
+
+    created: list[str] = []
+    if scope.kind in ("all", "main"):
+        created += layout.ensure_main(repo, today)
+    if scope.kind == "all":
+        for group in sorted(set(group_names(repo).values())):
+            created += layout.ensure_group(repo, group, today)
+    if scope.group is not None:
+        created += layout.ensure_group(repo, scope.group, today)
+    return created
+
+
+def _record_flush(
+    repo: MemoryRepo, scope: Scope, now: dt.datetime, trigger: str, session: str | None, findings: list[str],
+) -> None:
+    state = load_flush_state(repo)
+    mark: dict[str, Any] = {"last_flush_time": clock.stamp(now), "last_trigger": trigger}
+    if session:
+        mark["last_session"] = session
+    groups = state["groups"]
+    if scope.kind in ("all", "main"):
+        state["main_session"].update(mark)
+    if scope.kind == "all":
+        for group in layout.groups(repo):
+            groups.setdefault(group, {}).update(mark)
+        groups["last_flush_time"] = mark["last_flush_time"]
+    if scope.group is not None:
+        groups.setdefault(scope.group, {}).update(mark)
+        groups["last_flush_time"] = mark["last_flush_time"]
+    # Findings of the last flush replace the previous flush's; the agent's own items stay.
+    items = [item for item in state["pending_items"] if not (isinstance(item, dict) and item.get("source") == "flush")]
+    items += [{"source": "flush", "added": mark["last_flush_time"], "finding": finding} for finding in findings]
+    state["pending_items"] = items
+    save_flush_state(repo, state)

@@ -1,0 +1,47 @@
+"""`apm-git index`: rebuild memory/INDEX.md from the files themselves."""
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+
+from apm_git import clock, layout
+from apm_git.lock import write_lock
+from apm_git.model import index_md
+from apm_git.model.records import parse
+from apm_git.repo import MemoryRepo
+
+
+def build_index(repo: MemoryRepo, today: dt.date) -> str:
+    categories: list[tuple[str, str, index_md.FileSummary]] = []
+    conflicts: list[index_md.Conflict] = []
+    budget = 0
+    for kind, name in repo.config.routing.items():
+        if any(name == seen for _, seen, _ in categories):
+            continue
+        text = repo.read(name) or ""
+        categories.append((kind, name, index_md.summarize(name, text)))
+        conflicts += index_md.conflicts_of(name, parse(text).entries)
+        budget += repo.config.budget_for(name) or 0
+    journals = [index_md.summarize(name, repo.read(name) or "") for name in reversed(layout.journals(repo))]
+    return index_md.render(today, categories, journals, conflicts, budget)
+
+
+@dataclasses.dataclass(frozen=True)
+class IndexResult:
+    path: str
+    changed: bool
+
+
+def refresh_index(repo: MemoryRepo, today: dt.date) -> bool:
+    """Rewrite INDEX.md when its text would change; True when it did."""
+    text = build_index(repo, today)
+    if repo.read(layout.INDEX) == text:
+        return False
+    repo.write(layout.INDEX, text)
+    return True
+
+
+def index(repo: MemoryRepo) -> IndexResult:
+    with write_lock(repo):
+        changed = refresh_index(repo, clock.today())
+    return IndexResult(repo.repo_path(layout.INDEX), changed)

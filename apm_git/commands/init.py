@@ -1,0 +1,82 @@
+"""`apm-git init`: lay out a memory repository from templates/, never overwriting a file."""
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+from apm_git import clock, git, layout, templates
+from apm_git.commands.index import build_index
+from apm_git.commit import commit
+from apm_git.config import CONFIG_FILE, load_config
+from apm_git.repo import MemoryRepo, decode, find_root, write_atomic
+from apm_git.state import group_names
+
+GITATTRIBUTES = ".gitattributes"
+DIFF_DRIVER = ("diff.apm-memory.xfuncname", "^## .*$")
+
+
+@dataclasses.dataclass
+class InitResult:
+    root: Path
+    created: list[str]
+    updated: list[str]
+    commit: str | None
+    git_initialized: bool
+    hooks_installed: bool
+
+
+def init(path: Path, *, install: bool = True) -> InitResult:
+    path = path.expanduser().absolute()
+    path.mkdir(parents=True, exist_ok=True)
+    found = find_root(path)
+    git_initialized = found is None
+    if found is None:
+        git.run(path, "init", "--quiet")
+        found = find_root(path)
+        assert found is not None
+    root, git_dir = found
+    created: list[str] = []
+    updated: list[str] = []
+    if _create(root / CONFIG_FILE, templates.render("init/apm.yaml").encode()):
+        created.append(CONFIG_FILE)
+    repo = MemoryRepo(root, git_dir, load_config(root))
+    today = clock.today()
+    memory_values = {"memory_dir": repo.memory_prefix}
+    for rel in templates.tree("init/memory"):
+        text = templates.render(f"init/memory/{rel}", **memory_values, date=today.isoformat())
+        if _create(repo.path(rel), text.encode()):
+            created.append(repo.repo_path(rel))
+    created += [repo.repo_path(rel) for rel in layout.ensure_main(repo, today)]
+    for group in sorted(set(group_names(repo).values())):
+        created += [repo.repo_path(rel) for rel in layout.ensure_group(repo, group, today)]
+    if _create(repo.path(layout.INDEX), build_index(repo, today).encode()):
+        created.append(repo.repo_path(layout.INDEX))
+    if _merge_lines(root / GITATTRIBUTES, templates.render("init/.gitattributes", **memory_values)):
+        (created if GITATTRIBUTES not in _tracked(root, GITATTRIBUTES) else updated).append(GITATTRIBUTES)
+    git.run(root, "config", *DIFF_DRIVER)
+    paths = created + updated
+    sha = commit(repo, paths, "init", [("Apm-Trigger", "init"), ("Apm-Scope", "all")]) if paths else None
+    return InitResult(root, created, updated, sha, git_initialized, hooks_installed=False)
+
+
+def _create(path: Path, data: bytes) -> bool:
+    if path.exists() or path.is_symlink():
+        return False
+    write_atomic(path, data)
+    return True
+
+
+def _merge_lines(path: Path, wanted: str) -> bool:
+    """Add the lines of `wanted` that `path` lacks, keeping everything it has."""
+    current = decode(path.read_bytes(), path.name) if path.exists() else ""
+    have = {line.strip() for line in current.splitlines()}
+    missing = [line for line in wanted.splitlines() if line.strip() and line.strip() not in have]
+    if not any(not line.startswith("#") for line in missing):
+        return False
+    prefix = current if not current or current.endswith("\n") else current + "\n"
+    write_atomic(path, (prefix + "\n".join(missing) + "\n").encode("utf-8"))
+    return True
+
+
+def _tracked(root: Path, path: str) -> set[str]:
+    return set(git.split_z(git.run(root, "ls-files", "-z", "--", path).stdout))

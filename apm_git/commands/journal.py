@@ -1,0 +1,84 @@
+"""`apm-git journal add`: Light Sleep, one record appended to today's journal."""
+from __future__ import annotations
+
+import dataclasses
+
+from apm_git import clock, layout
+from apm_git.config import KINDS
+from apm_git.errors import UsageError
+from apm_git.lock import write_lock
+from apm_git.model.entry_id import entry_id
+from apm_git.model.fitness import VALUES, Fitness
+from apm_git.model.records import parse, render_record
+from apm_git.repo import MemoryRepo
+
+TITLE_WORDS = 8
+TITLE_CHARS = 60
+
+
+@dataclasses.dataclass(frozen=True)
+class JournalEntry:
+    entry_id: str
+    file: str
+    line: int
+
+
+def default_title(text: str) -> str:
+    first = text.strip().splitlines()[0] if text.strip() else ""
+    for stop in (". ", "; ", " — ", ": "):
+        first = first.split(stop)[0]
+    words = first.strip().rstrip(".").split()
+    title = " ".join(words[:TITLE_WORDS])
+    if len(title) > TITLE_CHARS:
+        title = title[:TITLE_CHARS].rsplit(" ", 1)[0]
+    return title
+
+
+def _clean(text: str, what: str) -> str:
+    value = " ".join(text.split())
+    if not value:
+        raise UsageError(f"{what} is empty; give some text")
+    return value
+
+
+def add(
+    repo: MemoryRepo,
+    text: str,
+    *,
+    kind: str,
+    title: str | None = None,
+    tags: list[str] | None = None,
+    value: str = "MEDIUM",
+) -> JournalEntry:
+    if kind not in KINDS:
+        raise UsageError(f"unknown kind {kind!r}; use one of {', '.join(KINDS)}")
+    if value not in VALUES:
+        raise UsageError(f"unknown value {value!r}; use HIGH, MEDIUM or LOW")
+    lines = [line.rstrip() for line in text.strip().splitlines()]
+    body = _clean(lines[0] if lines else "", "the entry text")
+    extra = [f"  {line}" if line else "" for line in lines[1:]]
+    base_title = _clean(title, "--title").lstrip("[") if title else default_title(body)
+    tag_list = [kind] + [tag for tag in dict.fromkeys(t.strip() for t in tags or []) if tag and tag != kind]
+    with write_lock(repo):
+        today = clock.today()
+        name = layout.journal_name(today)
+        current = repo.read(name)
+        if current is None:
+            current = layout.new_journal(today)
+        parsed = parse(current)
+        taken = {record.id for record in parsed.records}
+        entry_title, number = base_title, 2
+        while entry_id(today.isoformat(), entry_title) in taken:
+            entry_title, number = f"{base_title} ({number})", number + 1
+        newline = parsed.newline
+        if current and not current.endswith("\n"):
+            current += newline
+        if current and not current.endswith(newline * 2):
+            current += newline
+        line = current.count("\n") + 1
+        record = render_record(
+            today, entry_title, tag_list, Fitness(today, 0, value), body,
+            extra_lines=extra, newline=newline,
+        )
+        repo.write(name, current + record)
+    return JournalEntry(entry_id(today.isoformat(), entry_title), repo.repo_path(name), line)

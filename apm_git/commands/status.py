@@ -1,0 +1,77 @@
+"""`apm-git status`: budgets used, last flushes, pending items, and what is due."""
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+from typing import Any
+
+from apm_git import clock, git, layout
+from apm_git.repo import MemoryRepo
+from apm_git.state import load_flush_state
+
+
+@dataclasses.dataclass(frozen=True)
+class FileBudget:
+    file: str
+    lines: int
+    budget: int | None
+
+    @property
+    def over(self) -> bool:
+        return self.budget is not None and self.lines > self.budget
+
+
+@dataclasses.dataclass(frozen=True)
+class Due:
+    stage: str
+    last_run: str | None
+    next_due: str  # ISO date
+    due_now: bool
+
+
+@dataclasses.dataclass
+class StatusResult:
+    files: list[FileBudget]
+    last_flush: dict[str, str | None]
+    pending_items: list[Any]
+    due: list[Due]
+    uncommitted: list[str]
+
+
+def count_lines(text: str) -> int:
+    return text.count("\n") + (0 if not text or text.endswith("\n") else 1)
+
+
+def due_dates(state: dict[str, Any], today: dt.date, every: dict[str, int]) -> list[Due]:
+    dreaming = state.get("dreaming", {})
+    result = []
+    for stage, days in every.items():
+        last = dreaming.get(f"last_{stage.replace('-', '_')}") if isinstance(dreaming, dict) else None
+        last_moment = clock.parse_stamp(last) if isinstance(last, str) else None
+        next_due = last_moment.date() + dt.timedelta(days=days) if last_moment else today
+        result.append(Due(stage, last if last_moment else None, next_due.isoformat(), next_due <= today))
+    return result
+
+
+def status(repo: MemoryRepo) -> StatusResult:
+    files = []
+    for rel in repo.markdown_files():
+        if rel.startswith(layout.ARCHIVE + "/"):
+            continue
+        budget = repo.config.budget_for(rel)
+        text = repo.read(rel) or ""
+        files.append(FileBudget(repo.repo_path(rel), count_lines(text), budget))
+    state = load_flush_state(repo)
+    last_flush: dict[str, str | None] = {"main": state["main_session"].get("last_flush_time")}
+    for group, value in sorted(state["groups"].items()):
+        if isinstance(value, dict):
+            last_flush[f"group:{group}"] = value.get("last_flush_time")
+    every = {"deep-sleep": repo.config.deep_sleep.every_days, "rem": repo.config.rem.every_days}
+    changes = git.status(repo.root, [repo.memory_prefix, "apm.yaml"])
+    return StatusResult(
+        files=files,
+        last_flush=last_flush,
+        pending_items=list(state["pending_items"]),
+        due=due_dates(state, clock.today(), every),
+        uncommitted=sorted(change.path for change in changes),
+    )

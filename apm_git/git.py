@@ -1,0 +1,171 @@
+"""The one gateway to git: argument tuples, no shell, `--` before paths, `-z` output.
+
+Git runs as a subprocess, as pre-commit runs it.  GitPython was measured and left
+out: importing it costs about 80 ms per process, more than the whole budget of
+one pre-commit hook (see benchmarks/README.md).
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+import subprocess
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+
+from apm_git.errors import GitError
+
+# Status, diff and friends must not take index.lock behind a user's back.
+_BASE_ENV = {"GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C", "LANGUAGE": "C"}
+IDENTITY_HINTS = ("Please tell me who you are", "empty ident", "unable to auto-detect email")
+
+
+def run(
+    root: Path,
+    *args: str,
+    env: Mapping[str, str] | None = None,
+    stdin: bytes | None = None,
+    check: bool = True,
+) -> subprocess.CompletedProcess[bytes]:
+    full_env = {**os.environ, **_BASE_ENV, **(env or {})}
+    try:
+        proc = subprocess.run(
+            ("git", *args), cwd=root, env=full_env, input=stdin, capture_output=True, check=False,
+        )
+    except FileNotFoundError:
+        raise GitError("git is not installed or not on PATH; install git") from None
+    if check and proc.returncode != 0:
+        raise GitError(describe_failure(args, proc))
+    return proc
+
+
+def out(root: Path, *args: str, env: Mapping[str, str] | None = None, stdin: bytes | None = None) -> str:
+    return run(root, *args, env=env, stdin=stdin).stdout.decode("utf-8", "surrogateescape")
+
+
+def describe_failure(args: Sequence[str], proc: subprocess.CompletedProcess[bytes]) -> str:
+    stderr = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+    detail = next((line for line in stderr if line.startswith(("fatal:", "error:"))), stderr[-1] if stderr else "")
+    hint = ""
+    if "index.lock" in detail:
+        hint = "; another git process is working in this repository, retry when it is done"
+    return f"`git {' '.join(args[:2])}` failed ({proc.returncode}): {detail or 'no message'}{hint}"
+
+
+def toplevel(path: Path) -> Path | None:
+    proc = run(path, "rev-parse", "--show-toplevel", check=False)
+    if proc.returncode != 0:
+        return None
+    return Path(proc.stdout.decode("utf-8", "surrogateescape").strip())
+
+
+def head(root: Path) -> str | None:
+    proc = run(root, "rev-parse", "--verify", "-q", "HEAD", check=False)
+    return proc.stdout.decode().strip() or None
+
+
+def split_z(data: bytes) -> list[str]:
+    return [part.decode("utf-8", "surrogateescape") for part in data.split(b"\0") if part]
+
+
+@dataclasses.dataclass(frozen=True)
+class Change:
+    """One line of `git status --porcelain -z`: `xy` codes, the path, and for renames the old path."""
+
+    xy: str
+    path: str
+    old_path: str | None = None
+
+    @property
+    def deleted(self) -> bool:
+        return "D" in self.xy
+
+    @property
+    def paths(self) -> tuple[str, ...]:
+        return (self.path,) if self.old_path is None else (self.path, self.old_path)
+
+
+def status(root: Path, pathspecs: Sequence[str]) -> list[Change]:
+    proc = run(root, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", "--", *pathspecs)
+    return parse_status(proc.stdout)
+
+
+def parse_status(data: bytes) -> list[Change]:
+    parts = split_z(data)
+    changes: list[Change] = []
+    index = 0
+    while index < len(parts):
+        entry = parts[index]
+        xy, path = entry[:2], entry[3:]
+        old = None
+        if "R" in xy or "C" in xy:
+            index += 1
+            old = parts[index]
+        changes.append(Change(xy, path, old))
+        index += 1
+    return changes
+
+
+def cat_files(root: Path, specs: Iterable[str]) -> dict[str, bytes | None]:
+    """Blob contents for `rev:path` specs in one `git cat-file --batch`; None when missing."""
+    wanted = list(dict.fromkeys(specs))
+    if not wanted:
+        return {}
+    stdin = "".join(f"{spec}\n" for spec in wanted).encode("utf-8", "surrogateescape")
+    data = run(root, "cat-file", "--batch", stdin=stdin).stdout
+    result: dict[str, bytes | None] = {}
+    position = 0
+    for spec in wanted:
+        end = data.index(b"\n", position)
+        header = data[position:end].split()
+        position = end + 1
+        if len(header) == 3 and header[1] == b"blob":
+            size = int(header[2])
+            result[spec] = data[position:position + size]
+            position += size + 1
+        else:
+            result[spec] = None
+    return result
+
+
+def pathspec_stdin(paths: Iterable[str]) -> bytes:
+    return b"".join(path.encode("utf-8", "surrogateescape") + b"\0" for path in paths)
+
+
+def commit_paths(
+    root: Path,
+    git_dir: Path,
+    paths: Sequence[str],
+    message: str,
+    *,
+    env: Mapping[str, str] | None = None,
+) -> str:
+    """Commit exactly `paths` as they are in the work tree; every other staged change stays staged.
+
+    `git commit --only` takes the work-tree contents of the named paths and leaves the
+    rest of the index alone; the paths are added first so new files and deletions count.
+    """
+    stdin = pathspec_stdin(paths)
+    run(root, "add", "-A", "--pathspec-from-file=-", "--pathspec-file-nul", env=env, stdin=stdin)
+    message_file = git_dir / "apm-git" / "COMMIT_MSG"
+    message_file.parent.mkdir(exist_ok=True)
+    message_file.write_bytes(message.encode("utf-8"))
+    args = (
+        "commit", "--no-verify", "--quiet", "--only", "-F", str(message_file),
+        "--pathspec-from-file=-", "--pathspec-file-nul",
+    )
+    proc = run(root, *args, env=env, stdin=stdin, check=False)
+    if proc.returncode != 0 and any(hint.encode() in proc.stderr for hint in IDENTITY_HINTS):
+        proc = run(root, *args, env={**(env or {}), **FALLBACK_IDENTITY}, stdin=stdin, check=False)
+    if proc.returncode != 0:
+        raise GitError(describe_failure(args, proc))
+    sha = head(root)
+    assert sha is not None
+    return sha
+
+
+FALLBACK_IDENTITY = {
+    "GIT_AUTHOR_NAME": "apm-git",
+    "GIT_AUTHOR_EMAIL": "apm-git@localhost",
+    "GIT_COMMITTER_NAME": "apm-git",
+    "GIT_COMMITTER_EMAIL": "apm-git@localhost",
+}

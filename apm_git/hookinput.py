@@ -1,0 +1,57 @@
+"""Agent hook payloads on stdin (Claude Code's PreCompact, SessionEnd and friends)."""
+from __future__ import annotations
+
+import dataclasses
+import json
+
+from apm_git.errors import StateError
+
+EVENT_TRIGGERS = {
+    "PreCompact": "pre-compact",
+    "SessionEnd": "session-end",
+    "Stop": "session-end",
+    "SubagentStop": "session-end",
+    "Notification": "idle",
+}
+
+
+class BadHookInput(StateError):
+    pass
+
+
+@dataclasses.dataclass(frozen=True)
+class HookPayload:
+    session_id: str | None
+    event: str | None
+    trigger: str | None  # the mapped apm-git trigger
+    detail: str | None  # Claude's own `trigger` (manual/auto) or `reason`
+    cwd: str | None
+    transcript_path: str | None
+
+
+def parse_payload(text: str) -> HookPayload:
+    if not text.strip():
+        raise BadHookInput("the hook input is empty; the agent hook must pipe its JSON payload to --hook-input -")
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise BadHookInput(
+            f"the hook input is not valid JSON (line {error.lineno}, column {error.colno}: {error.msg}); "
+            "check the hook command pipes the payload unchanged",
+        ) from None
+    if not isinstance(data, dict):
+        raise BadHookInput("the hook input must be a JSON object like {\"session_id\": …, \"hook_event_name\": …}")
+
+    def text_field(key: str) -> str | None:
+        value = data.get(key)
+        return value if isinstance(value, str) and value else None
+
+    event = text_field("hook_event_name")
+    return HookPayload(
+        session_id=text_field("session_id"),
+        event=event,
+        trigger=EVENT_TRIGGERS.get(event or ""),
+        detail=text_field("trigger") or text_field("reason"),
+        cwd=text_field("cwd"),
+        transcript_path=text_field("transcript_path"),
+    )

@@ -1,0 +1,42 @@
+"""One writer at a time: apm-git processes on a repository serialize on `.git/apm-git/lock`.
+
+git's own `index.lock` is never touched; a waiter gives up after a bounded time.
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterator
+
+from apm_git.errors import LockTimeout
+from apm_git.repo import MemoryRepo
+
+ENV_TIMEOUT = "APM_GIT_LOCK_TIMEOUT"
+DEFAULT_TIMEOUT = 30.0
+
+
+def lock_timeout() -> float:
+    try:
+        return float(os.environ.get(ENV_TIMEOUT, DEFAULT_TIMEOUT))
+    except ValueError:
+        return DEFAULT_TIMEOUT
+
+
+@contextlib.contextmanager
+def write_lock(repo: MemoryRepo) -> Iterator[None]:
+    from filelock import FileLock, Timeout
+
+    path = repo.state_dir / "lock"
+    timeout = lock_timeout()
+    lock = FileLock(str(path), timeout=timeout)
+    try:
+        lock.acquire(poll_interval=0.02)
+    except Timeout:
+        raise LockTimeout(
+            f"another apm-git process has held {path} for {timeout:g}s; retry when it finishes "
+            f"(or raise {ENV_TIMEOUT})",
+        ) from None
+    try:
+        yield
+    finally:
+        lock.release()

@@ -1,0 +1,1 @@
+"""The memory model: pure functions of text and dates; no click, no git, no disk."""

@@ -1,0 +1,53 @@
+"""The Fitness field and the survival score of DESIGN 6."""
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import re
+
+VALUES = ("HIGH", "MEDIUM", "LOW")
+VALUE_POINTS = {"HIGH": 50, "MEDIUM": 25, "LOW": 0}
+_PAIR = re.compile(r"\s*([a-z_]+)\s*=\s*([^,]*?)\s*")
+
+
+class FitnessError(ValueError):
+    pass
+
+
+@dataclasses.dataclass(frozen=True)
+class Fitness:
+    last_referenced: dt.date
+    hit_count: int
+    decision_value: str
+
+    @classmethod
+    def parse(cls, text: str) -> Fitness:
+        pairs: dict[str, str] = {}
+        for part in text.split(","):
+            match = _PAIR.fullmatch(part)
+            if not match:
+                raise FitnessError(_usage(f"cannot read {part.strip()!r}"))
+            pairs[match[1]] = match[2]
+        missing = [key for key in ("last_referenced", "hit_count", "decision_value") if key not in pairs]
+        if missing:
+            raise FitnessError(_usage(f"missing {', '.join(missing)}"))
+        try:
+            last = dt.date.fromisoformat(pairs["last_referenced"])
+        except ValueError:
+            raise FitnessError(_usage(f"last_referenced={pairs['last_referenced']!r} is not a date")) from None
+        if not pairs["hit_count"].isdigit():
+            raise FitnessError(_usage(f"hit_count={pairs['hit_count']!r} is not a whole number"))
+        value = pairs["decision_value"]
+        if value not in VALUES:
+            raise FitnessError(_usage(f"decision_value={value!r} is not HIGH, MEDIUM or LOW"))
+        return cls(last, int(pairs["hit_count"]), value)
+
+    def render(self) -> str:
+        return (
+            f"last_referenced={self.last_referenced.isoformat()}, "
+            f"hit_count={self.hit_count}, decision_value={self.decision_value}"
+        )
+
+
+def _usage(detail: str) -> str:
+    return f"Fitness must read last_referenced=YYYY-MM-DD, hit_count=N, decision_value=HIGH|MEDIUM|LOW ({detail})"

@@ -1,0 +1,181 @@
+"""`INDEX.md`, the Dreaming index: rendered from the files themselves, and read back for checks.
+
+The shape is the seed's: a header line (rebuild date, file count, budget), then the
+Hot Files, On-Demand Files and Daily Journals tables, and a Conflicts section when
+entries are in conflict.  Everything comes from the files' text, so the same tree
+and date always give the same index.
+"""
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import re
+
+from apm_git.model.records import Record, parse, strip_eol
+
+TITLE = "# Memory Index"
+HOT = "## Hot Files (load on session start)"
+ON_DEMAND = "## On-Demand Files (load when relevant)"
+JOURNALS = "## Daily Journals"
+CONFLICTS = "## Conflicts (unresolved, never archived)"
+HOT_HEADER = ("File", "Lines", "Last Updated", "Recent Entries")
+ON_DEMAND_HEADER = ("File", "Lines", "Last Updated", "Search Hint")
+JOURNAL_HEADER = ("Date", "Exists", "Key Events")
+CONFLICT_HEADER = ("Entry", "File", "Conflict")
+HOT_KINDS = ("decision", "context")
+HINTS = {
+    "decision": "architecture choices, trade-offs, why X not Y",
+    "lesson": "bug root causes, workarounds, pitfalls",
+    "context": "stack, layout, schema, deployment",
+    "person": "preferences, roles, habits",
+    "tool": "commands, environment, proxies",
+}
+_SESSION_ITEM = re.compile(r"- \*\*(?P<kind>[A-Za-z]+):\*\*\s*(?P<text>.*)")
+
+
+@dataclasses.dataclass(frozen=True)
+class FileSummary:
+    name: str
+    lines: int
+    last_updated: str
+    recent: tuple[str, ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class Conflict:
+    entry: str
+    file: str
+    what: str
+
+
+def summarize(name: str, text: str, recent: int = 3) -> FileSummary:
+    parsed = parse(text)
+    records = [record for record in parsed.records if record.day is not None]
+    dates = [record.date for record in records]
+    newest = sorted(records, key=lambda record: record.date, reverse=True)[:recent]
+    titles = tuple(record.title for record in newest) or _session_items(text, recent)
+    return FileSummary(name, parsed.line_count, max(dates) if dates else "—", titles)
+
+
+def _session_items(text: str, limit: int) -> tuple[str, ...]:
+    items = []
+    for line in text.splitlines():
+        match = _SESSION_ITEM.match(line.strip())
+        if match:
+            items.append(match["text"].split(" — ")[0].strip())
+    return tuple(items[:limit])
+
+
+def conflicts_of(name: str, records: list[Record]) -> list[Conflict]:
+    return [
+        Conflict(record.id, name, record.field("Conflicts") or "") for record in records if record.field("Conflicts")
+    ]
+
+
+def render(
+    today: dt.date,
+    categories: list[tuple[str, str, FileSummary]],
+    journals: list[FileSummary],
+    conflicts: list[Conflict],
+    budget: int,
+) -> str:
+    """`categories` holds (kind, file, summary) in routing order; journals newest first."""
+    total = len(categories) + len(journals)
+    lines = [
+        TITLE,
+        "",
+        f"> Last rebuilt: {today.isoformat()} | Total files: {total} | "
+        f"Budget: {budget} lines across category files",
+        "",
+        HOT,
+        "",
+        *_table(HOT_HEADER, [
+            (summary.name, str(summary.lines), summary.last_updated, ", ".join(summary.recent) or "—")
+            for kind, _, summary in categories if kind in HOT_KINDS
+        ]),
+        "",
+        ON_DEMAND,
+        "",
+        *_table(ON_DEMAND_HEADER, [
+            (summary.name, str(summary.lines), summary.last_updated, HINTS.get(kind, kind))
+            for kind, _, summary in categories if kind not in HOT_KINDS
+        ]),
+        "",
+        JOURNALS,
+        "",
+        *_table(JOURNAL_HEADER, [
+            (summary.name.removesuffix(".md"), "✅", ", ".join(summary.recent) or "—") for summary in journals
+        ]),
+    ]
+    if conflicts:
+        lines += ["", CONFLICTS, "", *_table(CONFLICT_HEADER, [(c.entry, c.file, c.what) for c in conflicts])]
+    return "\n".join(lines) + "\n"
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ").strip()
+
+
+def _table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> list[str]:
+    out = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    out += ["| " + " | ".join(_cell(cell) for cell in row) + " |" for row in rows]
+    return out
+
+
+@dataclasses.dataclass
+class IndexReading:
+    """What an INDEX.md names, and where its structure is broken."""
+
+    files: dict[str, int] = dataclasses.field(default_factory=dict)  # file -> line
+    journals: dict[str, int] = dataclasses.field(default_factory=dict)  # YYYY-MM-DD -> line
+    problems: list[tuple[int, str]] = dataclasses.field(default_factory=list)
+
+
+_SECTIONS = {HOT: HOT_HEADER, ON_DEMAND: ON_DEMAND_HEADER, JOURNALS: JOURNAL_HEADER, CONFLICTS: CONFLICT_HEADER}
+
+
+def read(text: str) -> IndexReading:
+    reading = IndexReading()
+    lines = [strip_eol(line) for line in text.lstrip("\ufeff").split("\n")]
+    if not lines or lines[0].strip() != TITLE:
+        reading.problems.append((1, f"INDEX.md must start with '{TITLE}'"))
+    seen: set[str] = set()
+    section: str | None = None
+    expect_header = False
+    for number, line in enumerate(lines, start=1):
+        stripped = line.strip()
+        if stripped.startswith("## "):
+            section = stripped if stripped in _SECTIONS else None
+            if section is None:
+                reading.problems.append((number, f"unknown section {stripped!r}"))
+            seen.add(stripped)
+            expect_header = section is not None
+            continue
+        if not stripped.startswith("|") or section is None:
+            continue
+        cells = _split_row(stripped)
+        if expect_header:
+            if tuple(cells) != _SECTIONS[section]:
+                reading.problems.append((number, f"table header must be | {' | '.join(_SECTIONS[section])} |"))
+            expect_header = False
+            continue
+        if all(set(cell) <= set("-: ") for cell in cells):
+            continue
+        if len(cells) != len(_SECTIONS[section]):
+            reading.problems.append((number, f"row has {len(cells)} cells, the table has {len(_SECTIONS[section])}"))
+            continue
+        if section == JOURNALS:
+            reading.journals[cells[0]] = number
+        elif section != CONFLICTS:
+            reading.files[cells[0]] = number
+    for required in (HOT, ON_DEMAND, JOURNALS):
+        if required not in seen:
+            reading.problems.append((1, f"missing section '{required}'"))
+    return reading
+
+
+def _split_row(row: str) -> list[str]:
+    inner = row.strip()[1:]
+    if inner.endswith("|") and not inner.endswith("\\|"):
+        inner = inner[:-1]
+    return [cell.strip() for cell in re.split(r"(?<!\\)\|", inner)]

@@ -1,0 +1,332 @@
+"""Record files (DESIGN 2.1): a lossless parse of Markdown memory into records.
+
+A file is a preamble (everything before the first `## ` heading) followed by
+blocks, each a `## ` heading and every line up to the next one.  A block whose
+heading starts with `## [` is a record; it may be malformed, and then carries
+the problems that lint reports while its text stays exactly as it was.  Every
+line keeps its own line end, so `parse(text).render() == text` for any text.
+"""
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import re
+from collections.abc import Iterator
+
+from apm_git.model.entry_id import entry_id
+from apm_git.model.fitness import Fitness, FitnessError
+
+BOM = "\ufeff"
+PROVEN = "[PROVEN]"
+REQUIRED_FIELDS = ("Tags", "Fitness", "Body")
+OPTIONAL_FIELDS = ("Source", "Supersedes", "Superseded-by", "Merged", "Conflicts", "Archived")
+KNOWN_FIELDS = frozenset(REQUIRED_FIELDS + OPTIONAL_FIELDS)
+
+_HEADER = re.compile(r"## \[(?P<date>[^\]]*)\](?P<rest>.*)")
+_FIELD = re.compile(r"- (?P<name>[A-Z][A-Za-z-]*):(?: (?P<value>.*)|)")
+_FENCE = re.compile(r" {0,3}(```|~~~)")
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def split_lines(text: str) -> list[str]:
+    """Lines with their own line ends; only `\\n` ends a line (a `\\r` stays in it)."""
+    parts = text.split("\n")
+    lines = [part + "\n" for part in parts[:-1]]
+    if parts[-1]:
+        lines.append(parts[-1])
+    return lines
+
+
+def strip_eol(line: str) -> str:
+    if line.endswith("\n"):
+        line = line[:-1]
+    if line.endswith("\r"):
+        line = line[:-1]
+    return line
+
+
+def eol_of(line: str) -> str:
+    if line.endswith("\r\n"):
+        return "\r\n"
+    if line.endswith("\n"):
+        return "\n"
+    return ""
+
+
+@dataclasses.dataclass(frozen=True)
+class Problem:
+    line: int  # 1-based, in the file
+    message: str
+
+
+@dataclasses.dataclass
+class Block:
+    """Lines of a file, kept verbatim; `line_no` is the 1-based number of the first."""
+
+    lines: list[str]
+    line_no: int
+
+    @property
+    def text(self) -> str:
+        return "".join(self.lines)
+
+    @property
+    def heading(self) -> str:
+        return strip_eol(self.lines[0]) if self.lines else ""
+
+
+@dataclasses.dataclass
+class FieldLine:
+    name: str
+    value: str
+    offset: int  # line index inside the record
+
+
+@dataclasses.dataclass
+class Record(Block):
+    """A `## [YYYY-MM-DD] Title` block; `problems` is empty when it is well-formed."""
+
+    date: str = ""
+    title: str = ""
+    proven: bool = False
+    fields: list[FieldLine] = dataclasses.field(default_factory=list)
+    problems: list[Problem] = dataclasses.field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    @property
+    def id(self) -> str:
+        return entry_id(self.date, self.title)
+
+    @property
+    def day(self) -> dt.date | None:
+        try:
+            return dt.date.fromisoformat(self.date)
+        except ValueError:
+            return None
+
+    def field(self, name: str) -> str | None:
+        for field in self.fields:
+            if field.name == name:
+                return field.value
+        return None
+
+    @property
+    def tags(self) -> list[str]:
+        raw = self.field("Tags") or ""
+        return [tag.strip() for tag in raw.split(",") if tag.strip()]
+
+    @property
+    def kind(self) -> str:
+        tags = self.tags
+        return tags[0].lower() if tags else ""
+
+    @property
+    def fitness(self) -> Fitness | None:
+        raw = self.field("Fitness")
+        if raw is None:
+            return None
+        try:
+            return Fitness.parse(raw)
+        except FitnessError:
+            return None
+
+    @property
+    def body(self) -> str:
+        return self.field("Body") or ""
+
+    @property
+    def extra_lines(self) -> list[str]:
+        """The longer body: lines after the fields, trailing blank lines excluded."""
+        start = self.fields[-1].offset + 1 if self.fields else 1
+        lines = [strip_eol(line) for line in self.lines[start:]]
+        while lines and not lines[-1].strip():
+            lines.pop()
+        return lines
+
+    @property
+    def newline(self) -> str:
+        return eol_of(self.lines[0]) or "\n"
+
+
+@dataclasses.dataclass
+class RecordFile:
+    bom: str
+    preamble: Block
+    blocks: list[Block]
+
+    def render(self) -> str:
+        return self.bom + self.preamble.text + "".join(block.text for block in self.blocks)
+
+    @property
+    def records(self) -> list[Record]:
+        """Every record, well-formed or not."""
+        return [block for block in self.blocks if isinstance(block, Record)]
+
+    @property
+    def entries(self) -> list[Record]:
+        """The well-formed records: the ones that consolidation may read and move."""
+        return [block for block in self.blocks if isinstance(block, Record) and block.ok]
+
+    @property
+    def newline(self) -> str:
+        for block in [self.preamble, *self.blocks]:
+            for line in block.lines:
+                if line.endswith("\n"):
+                    return eol_of(line)
+        return "\n"
+
+    @property
+    def line_count(self) -> int:
+        return len(self.preamble.lines) + sum(len(block.lines) for block in self.blocks)
+
+    def problems(self) -> Iterator[Problem]:
+        for record in self.records:
+            yield from record.problems
+
+
+def parse(text: str) -> RecordFile:
+    bom = BOM if text.startswith(BOM) else ""
+    lines = split_lines(text[len(bom):])
+    starts: list[int] = []
+    in_fence = False
+    for index, line in enumerate(lines):
+        if _FENCE.match(line):
+            in_fence = not in_fence
+        elif not in_fence and line.startswith("## "):
+            starts.append(index)
+    first = starts[0] if starts else len(lines)
+    preamble = Block(lines[:first], 1)
+    blocks: list[Block] = []
+    for number, start in enumerate(starts):
+        end = starts[number + 1] if number + 1 < len(starts) else len(lines)
+        blocks.append(_parse_block(lines[start:end], start + 1))
+    return RecordFile(bom, preamble, blocks)
+
+
+def _parse_block(lines: list[str], line_no: int) -> Block:
+    match = _HEADER.fullmatch(strip_eol(lines[0]))
+    if not match:
+        return Block(lines, line_no)
+    record = Record(lines, line_no)
+    _parse_header(record, match)
+    _parse_fields(record)
+    return record
+
+
+def _parse_header(record: Record, match: re.Match[str]) -> None:
+    record.date = match["date"]
+    rest = match["rest"]
+    if not rest.startswith(" "):
+        record.problems.append(Problem(record.line_no, "header must be '## [YYYY-MM-DD] Title'"))
+    rest = rest.strip()
+    if rest.startswith(PROVEN):
+        record.proven = True
+        rest = rest[len(PROVEN):].strip()
+    record.title = rest
+    if not _DATE.fullmatch(record.date) or record.day is None:
+        record.problems.append(
+            Problem(record.line_no, f"date {record.date!r} is not a valid YYYY-MM-DD date"),
+        )
+    if not record.title:
+        record.problems.append(Problem(record.line_no, "record has no title"))
+
+
+def _parse_fields(record: Record) -> None:
+    for offset in range(1, len(record.lines)):
+        match = _FIELD.fullmatch(strip_eol(record.lines[offset]))
+        if not match or match["name"] not in KNOWN_FIELDS:
+            break
+        record.fields.append(FieldLine(match["name"], (match["value"] or "").strip(), offset))
+    seen: set[str] = set()
+    for field in record.fields:
+        if field.name in seen:
+            record.problems.append(
+                Problem(record.line_no + field.offset, f"field {field.name} appears twice"),
+            )
+        seen.add(field.name)
+    names = [field.name for field in record.fields]
+    position = 0
+    for required in REQUIRED_FIELDS:
+        if required not in names:
+            record.problems.append(
+                Problem(record.line_no, f"missing field '- {required}:' (fields are Tags, Fitness, Body)"),
+            )
+            continue
+        index = names.index(required)
+        if index != position:
+            record.problems.append(
+                Problem(
+                    record.line_no + record.fields[index].offset,
+                    f"field {required} is out of order (required order: Tags, Fitness, Body)",
+                ),
+            )
+        position = index + 1
+    for field in record.fields:
+        line = record.line_no + field.offset
+        if field.name in ("Tags", "Body") and not field.value:
+            record.problems.append(Problem(line, f"field {field.name} is empty"))
+        if field.name == "Fitness":
+            try:
+                Fitness.parse(field.value)
+            except FitnessError as error:
+                record.problems.append(Problem(line, str(error)))
+
+
+def render_record(
+    day: dt.date,
+    title: str,
+    tags: list[str],
+    fitness: Fitness,
+    body: str,
+    *,
+    proven: bool = False,
+    extra_fields: list[tuple[str, str]] | None = None,
+    extra_lines: list[str] | None = None,
+    newline: str = "\n",
+) -> str:
+    """A new record, followed by the blank line that separates records."""
+    mark = f"{PROVEN} " if proven else ""
+    lines = [
+        f"## [{day.isoformat()}] {mark}{title}",
+        f"- Tags: {', '.join(tags)}",
+        f"- Fitness: {fitness.render()}",
+        f"- Body: {body}",
+    ]
+    lines += [f"- {name}: {value}" for name, value in extra_fields or []]
+    lines += extra_lines or []
+    lines.append("")
+    return newline.join(lines) + newline
+
+
+def set_field(record: Record, name: str, value: str) -> Record:
+    """The record with field `name` set, every other line untouched."""
+    lines = list(record.lines)
+    text = f"- {name}: {value}"
+    for field in record.fields:
+        if field.name == name:
+            lines[field.offset] = text + eol_of(lines[field.offset])
+            return reparse(lines, record.line_no)
+    insert_at = record.fields[-1].offset + 1 if record.fields else 1
+    newline = record.newline
+    if insert_at == len(lines) and not eol_of(lines[-1]):
+        lines[-1] += newline
+        lines.append(text)
+    else:
+        lines.insert(insert_at, text + newline)
+    return reparse(lines, record.line_no)
+
+
+def set_heading(record: Record, *, proven: bool) -> Record:
+    mark = f"{PROVEN} " if proven else ""
+    lines = list(record.lines)
+    lines[0] = f"## [{record.date}] {mark}{record.title}" + eol_of(lines[0])
+    return reparse(lines, record.line_no)
+
+
+def reparse(lines: list[str], line_no: int = 1) -> Record:
+    block = _parse_block(lines, line_no)
+    assert isinstance(block, Record)
+    return block

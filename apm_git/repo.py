@@ -1,0 +1,163 @@
+"""A memory repository on disk: its root, config, and safe reads and writes under the memory dir."""
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+from apm_git.config import CONFIG_FILE, Config, load_config
+from apm_git.errors import NotAMemoryRepo, StateError, UnsafePath, UsageError
+
+ENV_REPO = "APM_GIT_REPO"
+GROUP_NAME = re.compile(r"[a-z0-9][a-z0-9._-]{0,63}")
+
+
+def check_group_name(name: str) -> str:
+    if not GROUP_NAME.fullmatch(name) or ".." in name:
+        raise UsageError(
+            f"unsafe group name {name!r}: use 1-64 of a-z 0-9 . _ - starting with a letter or digit, no '..'",
+        )
+    return name
+
+
+class InvalidUtf8(StateError):
+    pass
+
+
+@dataclasses.dataclass
+class MemoryRepo:
+    root: Path
+    git_dir: Path
+    config: Config
+
+    @property
+    def memory(self) -> Path:
+        return self.root / self.config.memory_dir
+
+    @property
+    def memory_prefix(self) -> str:
+        """The memory dir as a repo-relative posix path, for git pathspecs."""
+        return self.config.memory_dir
+
+    @property
+    def state_dir(self) -> Path:
+        """apm-git's private state (locks, sessions, caches), under the git dir, never in the tree."""
+        path = self.git_dir / "apm-git"
+        path.mkdir(exist_ok=True)
+        return path
+
+    def repo_path(self, rel: str) -> str:
+        """A memory-relative path as a repo-relative one."""
+        return f"{self.memory_prefix}/{rel}"
+
+    def memory_rel(self, repo_rel: str) -> str | None:
+        prefix = self.memory_prefix + "/"
+        return repo_rel[len(prefix):] if repo_rel.startswith(prefix) else None
+
+    def path(self, rel: str) -> Path:
+        """The file at `rel` under the memory dir; refuses anything that would leave it."""
+        return safe_join(self.memory, rel)
+
+    def read(self, rel: str) -> str | None:
+        """A memory file's text, or None when it does not exist; invalid UTF-8 is an error."""
+        path = self.path(rel)
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            return None
+        except IsADirectoryError:
+            raise StateError(f"{self.repo_path(rel)} is a folder, expected a file") from None
+        return decode(data, self.repo_path(rel))
+
+    def write(self, rel: str, text: str) -> None:
+        write_atomic(self.path(rel), text.encode("utf-8"))
+
+    def exists(self, rel: str) -> bool:
+        return self.path(rel).is_file()
+
+    def markdown_files(self, under: str = "") -> Iterator[str]:
+        """Memory-relative paths of every .md file (sorted), skipping symlinks that leave the memory dir."""
+        base = self.path(under) if under else self.memory
+        if not base.is_dir():
+            return
+        memory = self.memory.resolve()
+        for path in sorted(base.rglob("*.md")):
+            if not path.is_file():
+                continue
+            if path.is_symlink() and not _inside(path.resolve(), memory):
+                continue
+            yield path.relative_to(self.memory).as_posix()
+
+
+def decode(data: bytes, name: str) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        raise InvalidUtf8(
+            f"{name}:{line}: not valid UTF-8 (byte {error.start}); "
+            "re-save the file as UTF-8 — apm-git leaves it untouched",
+        ) from None
+
+
+def safe_join(base: Path, rel: str) -> Path:
+    candidate = Path(rel)
+    if candidate.is_absolute() or ".." in candidate.parts or rel.startswith("~"):
+        raise UnsafePath(f"{rel!r} leaves the memory dir; use a path inside {base.name}/")
+    target = base / candidate
+    if not _inside(target.resolve(), base.resolve()):
+        raise UnsafePath(f"{rel!r} resolves outside the memory dir (a symlink?); remove the link")
+    return target
+
+
+def _inside(path: Path, base: Path) -> bool:
+    return path == base or base in path.parents
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Replace `path` whole or not at all; a crash never leaves half a memory file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    mode = path.stat().st_mode & 0o777 if path.exists() else None
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        if mode is not None:
+            Path(tmp).chmod(mode)
+        Path(tmp).replace(path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def find_root(start: Path) -> tuple[Path, Path] | None:
+    """The work tree and git dir containing `start`, without running git."""
+    for folder in [start, *start.parents]:
+        dot_git = folder / ".git"
+        if dot_git.is_dir():
+            return folder, dot_git
+        if dot_git.is_file():
+            text = dot_git.read_text(encoding="utf-8", errors="replace").strip()
+            if text.startswith("gitdir:"):
+                git_dir = Path(text[len("gitdir:"):].strip())
+                return folder, git_dir if git_dir.is_absolute() else (folder / git_dir).resolve()
+    return None
+
+
+def open_repo(explicit: Path | None = None) -> MemoryRepo:
+    """The memory repository named by --repo, $APM_GIT_REPO, or containing the current directory."""
+    if explicit is None and os.environ.get(ENV_REPO):
+        explicit = Path(os.environ[ENV_REPO])
+    start = (explicit or Path.cwd()).expanduser().absolute()
+    if not start.exists():
+        raise NotAMemoryRepo(f"{start} does not exist; pass --repo with a memory repository")
+    found = find_root(start)
+    if found is None:
+        raise NotAMemoryRepo(f"{start} is not inside a git repository; run `apm-git init` there first")
+    root, git_dir = found
+    if not (root / CONFIG_FILE).is_file():
+        raise NotAMemoryRepo(f"{root} has no {CONFIG_FILE}: not a memory repository; run `apm-git init {root}`")
+    return MemoryRepo(root, git_dir, load_config(root))

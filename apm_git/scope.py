@@ -1,0 +1,57 @@
+"""Flush scopes: `all`, `main` (the DM memory and the Dreaming files) or `group:NAME`."""
+from __future__ import annotations
+
+import dataclasses
+
+from apm_git import layout
+from apm_git.config import CONFIG_FILE
+from apm_git.errors import UsageError
+from apm_git.repo import MemoryRepo, check_group_name
+from apm_git.state import FLUSH_STATE, GROUP_NAMES, resolve_room
+
+
+@dataclasses.dataclass(frozen=True)
+class Scope:
+    kind: str  # "all", "main" or "group"
+    group: str | None = None
+
+    def __str__(self) -> str:
+        return f"group:{self.group}" if self.group else self.kind
+
+    @property
+    def covers_dreaming(self) -> bool:
+        """Whether the Dreaming files (INDEX, category files, journals) are part of this scope."""
+        return self.kind in ("all", "main")
+
+    def pathspecs(self, repo: MemoryRepo) -> list[str]:
+        """Repo-relative git pathspecs of the memory this scope commits."""
+        memory = repo.memory_prefix
+        if self.kind == "all":
+            return [memory, CONFIG_FILE]
+        if self.kind == "main":
+            return [memory, CONFIG_FILE, f":(exclude){memory}/groups"]
+        assert self.group is not None
+        return [
+            repo.repo_path(layout.group_index(self.group)),
+            repo.repo_path(layout.group_dir(self.group)),
+            repo.repo_path(GROUP_NAMES),
+            repo.repo_path(FLUSH_STATE),
+        ]
+
+
+def parse_scope(text: str) -> Scope:
+    if text in ("all", "main"):
+        return Scope(text)
+    if text.startswith("group:"):
+        return Scope("group", check_group_name(text[len("group:"):]))
+    raise UsageError(f"unknown scope {text!r}; use all, main or group:NAME")
+
+
+def scope_for(repo: MemoryRepo, scope: str | None, room: str | None, default: str = "all") -> Scope:
+    """The scope named by --scope or --room (a room id resolves through group_names.json)."""
+    if room is not None:
+        group = resolve_room(repo, room)
+        if scope is not None and parse_scope(scope) != Scope("group", group):
+            raise UsageError(f"--room {room} maps to group:{group}, which contradicts --scope {scope}")
+        return Scope("group", group)
+    return parse_scope(scope or default)

@@ -1,0 +1,97 @@
+"""The JSON state files of the memory dir: `group_names.json` and `flush-state.json`.
+
+Both are read strictly: a corrupt file is an error that names the file and the fix,
+and apm-git never rewrites a file it could not read.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from apm_git.errors import CorruptStateFile, UnknownRoom
+from apm_git.repo import GROUP_NAME, MemoryRepo
+
+GROUP_NAMES = "group_names.json"
+FLUSH_STATE = "flush-state.json"
+
+
+def _load_json(repo: MemoryRepo, rel: str) -> Any:
+    text = repo.read(rel)
+    if text is None:
+        return None
+    name = repo.repo_path(rel)
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        raise CorruptStateFile(
+            f"{name}:{error.lineno}:{error.colno}: not valid JSON ({error.msg}); the file is left "
+            f"untouched — fix it, or restore it with `git checkout -- {name}`",
+        ) from None
+
+
+def _corrupt(repo: MemoryRepo, rel: str, what: str) -> CorruptStateFile:
+    name = repo.repo_path(rel)
+    return CorruptStateFile(
+        f"{name}: {what}; the file is left untouched — fix it, or restore it with `git checkout -- {name}`",
+    )
+
+
+def group_names(repo: MemoryRepo) -> dict[str, str]:
+    """Room id -> group name; every name checked safe before anything uses it."""
+    data = _load_json(repo, GROUP_NAMES)
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise _corrupt(repo, GROUP_NAMES, 'must be an object {"<room id>": "<group name>"}')
+    for room, name in data.items():
+        if not isinstance(name, str) or not GROUP_NAME.fullmatch(name) or ".." in name:
+            raise _corrupt(
+                repo, GROUP_NAMES,
+                f"room {room!r} maps to unsafe group name {name!r} (use a-z 0-9 . _ -, no '..', no '/')",
+            )
+    return dict(data)
+
+
+def resolve_room(repo: MemoryRepo, room: str) -> str:
+    names = group_names(repo)
+    if room in names:
+        return names[room]
+    raise UnknownRoom(
+        f"room {room!r} is not mapped in {repo.repo_path(GROUP_NAMES)}; add "
+        f'"{room}": "<group name>" to it',
+    )
+
+
+def rooms_of(repo: MemoryRepo, group: str) -> list[str]:
+    return sorted(room for room, name in group_names(repo).items() if name == group)
+
+
+def empty_flush_state() -> dict[str, Any]:
+    return {"groups": {"last_flush_time": None}, "main_session": {"last_flush_time": None}, "pending_items": []}
+
+
+def load_flush_state(repo: MemoryRepo) -> dict[str, Any]:
+    """The state in the seed's shape; groups also keep a `{"last_flush_time": …}` per group name."""
+    data = _load_json(repo, FLUSH_STATE)
+    if data is None:
+        return empty_flush_state()
+    if not isinstance(data, dict):
+        raise _corrupt(repo, FLUSH_STATE, "must be an object with groups, main_session and pending_items")
+    for key, kind in (("groups", dict), ("main_session", dict), ("pending_items", list)):
+        if key in data and not isinstance(data[key], kind):
+            raise _corrupt(repo, FLUSH_STATE, f"{key!r} must be a JSON {'object' if kind is dict else 'array'}")
+    for key, value in data.get("groups", {}).items():
+        if key != "last_flush_time" and not isinstance(value, dict):
+            raise _corrupt(repo, FLUSH_STATE, f"groups.{key} must be an object")
+    for key, value in empty_flush_state().items():
+        data.setdefault(key, value)
+    return data
+
+
+def save_flush_state(repo: MemoryRepo, state: dict[str, Any]) -> None:
+    repo.write(FLUSH_STATE, json.dumps(state, indent=2, ensure_ascii=False) + "\n")
+
+
+def group_flush_time(state: dict[str, Any], group: str) -> str | None:
+    entry = state.get("groups", {}).get(group)
+    return entry.get("last_flush_time") if isinstance(entry, dict) else None

@@ -1,0 +1,35 @@
+#!/bin/sh
+# Install apm-git into ./.venv and run it on a new demo memory repository.
+# Usage: ./demo.sh [DEMO_DIR]   (default: a new temporary folder)
+set -eu
+cd "$(dirname "$0")"
+python3 -m venv .venv
+.venv/bin/pip install -q .
+PATH="$PWD/.venv/bin:$PATH"
+export PATH
+demo=${1:-$(mktemp -d)/demo-memory}
+
+echo "== apm-git init $demo"
+apm-git init "$demo"
+cd "$demo"
+
+echo "== Light sleep: the agent writes its journal as it works"
+export APM_GIT_NOW=2026-04-05T10:00:00
+apm-git journal add "Use Redis for the session cache; Memcached lost keys on restart." \
+  --kind decision --tags cache,redis --value HIGH
+apm-git journal add "The flaky login test was a race on the token refresh; await the refresh first." \
+  --kind lesson --tags tests,auth
+apm-git journal add "Finish the v2 migration of the billing API" --kind pending
+apm-git flush --trigger session-end --session demo-1 -m "end of the first session"
+
+export APM_GIT_NOW=2026-04-06T09:30:00
+apm-git journal add "Deploys go through the staging cluster first (make deploy-staging)." \
+  --kind context --tags deploy
+echo '{"session_id": "demo-2", "hook_event_name": "PreCompact", "trigger": "auto", "cwd": "'"$demo"'"}' \
+  | apm-git flush --hook-input -
+
+echo "== apm-git status"
+apm-git status
+echo "== git log"
+git --no-pager log --format='%h %ad %s%n%(trailers:only,unfold)' --date=short
+echo "Demo memory repository: $demo"

@@ -1,0 +1,85 @@
+"""Fixtures: real git repositories in tmp_path, a pinned identity, no user or system git config."""
+from __future__ import annotations
+
+import dataclasses
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from apm_git.cli import cli
+from apm_git.commands.init import init
+from apm_git.repo import MemoryRepo, open_repo
+
+BIN = str(Path(sys.executable).parent)
+
+
+@pytest.fixture(autouse=True)
+def git_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    home = tmp_path_factory.getbasetemp() / "home"
+    if not home.exists():
+        home.mkdir()
+        (home / ".gitconfig").write_text(
+            "[user]\n\tname = Test Agent\n\temail = agent@example.invalid\n"
+            "[init]\n\tdefaultBranch = main\n[advice]\n\tdetachedHead = false\n",
+        )
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.setenv("PATH", BIN + os.pathsep + os.environ.get("PATH", ""))
+    monkeypatch.setenv("PRE_COMMIT_HOME", str(tmp_path_factory.getbasetemp() / "pre-commit-home"))
+    for name in ("APM_GIT_NOW", "APM_GIT_REPO", "APM_GIT_LOCK_TIMEOUT", "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"):
+        monkeypatch.delenv(name, raising=False)
+
+
+def git(root: Path, *args: str, check: bool = True, input: bytes | None = None) -> str:
+    proc = subprocess.run(("git", *args), cwd=root, capture_output=True, check=False, input=input)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"git {' '.join(args)} failed: {proc.stderr.decode()}")
+    return proc.stdout.decode("utf-8", "replace")
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> MemoryRepo:
+    """A fresh memory repository made by `apm-git init --no-install`."""
+    init(tmp_path / "mem", install=False)
+    return open_repo(tmp_path / "mem")
+
+
+@dataclasses.dataclass
+class Ran:
+    exit_code: int
+    stdout: str
+    stderr: str
+
+
+Invoke = Callable[..., Ran]
+
+
+@pytest.fixture
+def run_cli() -> Invoke:
+    """Run apm-git in-process through click's CliRunner."""
+
+    def invoke(*args: str, input: str | None = None, env: dict[str, str] | None = None) -> Ran:
+        runner = CliRunner()
+        result = runner.invoke(cli, list(args), input=input, env=env, catch_exceptions=False)
+        return Ran(result.exit_code, result.stdout, result.stderr)
+
+    return invoke
+
+
+def run_apm(*args: str, cwd: Path, input: str | None = None, env: dict[str, str] | None = None) -> Ran:
+    """Run apm-git as a separate process, the way an agent hook does."""
+    proc = subprocess.run(
+        (sys.executable, "-m", "apm_git", *args), cwd=cwd, capture_output=True, text=True, input=input,
+        env={**os.environ, **(env or {})}, check=False,
+    )
+    return Ran(proc.returncode, proc.stdout, proc.stderr)
+
+
+@pytest.fixture
+def repo_root(repo: MemoryRepo) -> Path:
+    return repo.root

@@ -1,0 +1,101 @@
+"""Each expected error: one clear line naming the fix, the right exit code, nothing changed."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from apm_git.repo import MemoryRepo
+from tests.conftest import Invoke, git, run_apm
+
+
+def one_line(stderr: str) -> str:
+    lines = stderr.strip().splitlines()
+    assert len(lines) == 1, stderr
+    assert "Traceback" not in stderr
+    return lines[0]
+
+
+def test_not_a_memory_repository(tmp_path: Path, run_cli: Invoke) -> None:
+    git(tmp_path, "init", "-q")
+    ran = run_cli("--repo", str(tmp_path), "status")
+    assert ran.exit_code == 3
+    assert "not a memory repository; run `apm-git init" in one_line(ran.stderr)
+    ran = run_cli("--repo", str(tmp_path / "missing"), "flush")
+    assert ran.exit_code == 3 and "does not exist" in one_line(ran.stderr)
+
+
+@pytest.mark.parametrize("name", ["flush-state.json", "group_names.json"])
+@pytest.mark.parametrize("content", ['{"groups": ', "[]", '{"groups": []}'])
+def test_corrupt_state_files_are_left_untouched(repo: MemoryRepo, run_cli: Invoke, name: str, content: str) -> None:
+    if name == "group_names.json" and content == '{"groups": []}':
+        content = '{"room": ["x"]}'
+    (repo.memory / name).write_text(content)
+    (repo.memory / "lessons.md").write_text("# Lessons\n\nchanged\n")
+    args = ["flush", "--room", "r1"] if name == "group_names.json" else ["flush"]
+    ran = run_cli("--repo", str(repo.root), *args)
+    assert ran.exit_code == 3
+    line = one_line(ran.stderr)
+    assert f"memory/{name}" in line and "git checkout --" in line
+    assert (repo.memory / name).read_text() == content
+    assert git(repo.root, "rev-list", "--count", "HEAD").strip() == "1"
+
+
+def test_unknown_room(repo: MemoryRepo, run_cli: Invoke) -> None:
+    ran = run_cli("--repo", str(repo.root), "flush", "--room", "!room:example.org")
+    assert ran.exit_code == 3
+    assert one_line(ran.stderr) == (
+        "apm-git: room '!room:example.org' is not mapped in memory/group_names.json; "
+        'add "!room:example.org": "<group name>" to it'
+    )
+
+
+@pytest.mark.parametrize("name", ["../x", "/etc", "a/b", "..", "UPPER", ""])
+def test_unsafe_group_names_on_the_command_line(repo: MemoryRepo, run_cli: Invoke, name: str) -> None:
+    ran = run_cli("--repo", str(repo.root), "flush", "--scope", f"group:{name}")
+    assert ran.exit_code == 2
+    assert "unsafe group name" in one_line(ran.stderr)
+    assert not (repo.root.parent / "x.md").exists()
+
+
+def test_unsafe_group_name_in_group_names_json(repo: MemoryRepo, run_cli: Invoke) -> None:
+    (repo.memory / "group_names.json").write_text(json.dumps({"room-1": "../../escape"}))
+    ran = run_cli("--repo", str(repo.root), "flush", "--room", "room-1")
+    assert ran.exit_code == 3 and "unsafe group name '../../escape'" in one_line(ran.stderr)
+    assert not (repo.root.parent / "escape.md").exists()
+
+
+def test_symlink_out_of_the_memory_dir(repo: MemoryRepo, run_cli: Invoke, tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (repo.memory / "groups").mkdir()
+    (repo.memory / "groups" / "evil").symlink_to(outside, target_is_directory=True)
+    ran = run_cli("--repo", str(repo.root), "flush", "--scope", "group:evil")
+    assert ran.exit_code == 3 and "symlink" in one_line(ran.stderr)
+    assert list(outside.iterdir()) == []
+
+
+def test_invalid_utf8_in_a_memory_file(repo: MemoryRepo, run_cli: Invoke) -> None:
+    bad = b"# Journal\n\n## [2026-04-06] caf\xe9\n"
+    (repo.memory / "2026-04-06.md").write_bytes(bad)
+    ran = run_cli("--repo", str(repo.root), "journal", "add", "x", "--kind", "lesson",
+                  env={"APM_GIT_NOW": "2026-04-06"})
+    assert ran.exit_code == 3
+    assert one_line(ran.stderr).startswith("apm-git: memory/2026-04-06.md:3: not valid UTF-8")
+    assert (repo.memory / "2026-04-06.md").read_bytes() == bad
+
+
+def test_flush_saves_memory_even_with_invalid_utf8(repo: MemoryRepo, run_cli: Invoke) -> None:
+    bad = b"# Journal\n\ncaf\xe9\n"
+    (repo.memory / "2026-04-06.md").write_bytes(bad)
+    ran = run_cli("--repo", str(repo.root), "flush")
+    assert ran.exit_code == 0
+    assert "not valid UTF-8" in ran.stderr
+    assert git(repo.root, "show", "HEAD:memory/2026-04-06.md").encode("utf-8", "surrogateescape")
+    assert "Apm-Finding: memory/2026-04-06.md:3: not valid UTF-8" in git(repo.root, "log", "-1", "--format=%B")
+
+
+def test_bad_apm_git_now(repo: MemoryRepo) -> None:
+    ran = run_apm("status", cwd=repo.root, env={"APM_GIT_NOW": "yesterday"})
+    assert ran.exit_code == 2 and "APM_GIT_NOW" in one_line(ran.stderr)
