@@ -10,7 +10,7 @@ from tests.conftest import git, run_apm
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 
-from generate import generate  # noqa: E402
+from generate import generate
 
 
 def test_small_synthetic_repository_is_valid_and_flushes(tmp_path: Path) -> None:
