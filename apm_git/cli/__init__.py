@@ -95,3 +95,4 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 from apm_git.cli import core  # noqa: E402,F401  (registers the commands)
+from apm_git.cli import dreaming as _dreaming  # noqa: E402,F401  (registers deep-sleep, rem, dream, history)

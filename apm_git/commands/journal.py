@@ -10,10 +10,8 @@ from apm_git.lock import write_lock
 from apm_git.model.entry_id import entry_id
 from apm_git.model.fitness import VALUES, Fitness
 from apm_git.model.records import parse, render_record
+from apm_git.model.titles import default_title
 from apm_git.repo import MemoryRepo
-
-TITLE_WORDS = 8
-TITLE_CHARS = 60
 
 
 @dataclasses.dataclass(frozen=True)
@@ -21,17 +19,6 @@ class JournalEntry:
     entry_id: str
     file: str
     line: int
-
-
-def default_title(text: str) -> str:
-    first = text.strip().splitlines()[0] if text.strip() else ""
-    for stop in (". ", "; ", " — ", ": "):
-        first = first.split(stop)[0]
-    words = first.strip().rstrip(".").split()
-    title = " ".join(words[:TITLE_WORDS])
-    if len(title) > TITLE_CHARS:
-        title = title[:TITLE_CHARS].rsplit(" ", 1)[0]
-    return title
 
 
 def _clean(text: str, what: str) -> str:
