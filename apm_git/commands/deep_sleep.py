@@ -60,7 +60,10 @@ def _plan(repo: MemoryRepo, memory: Memory, plan_data: Any, force: bool) -> Deep
     if plan_data is None:
         plan = plan_deep_sleep(memory, today, repo.config)
     else:
-        plan = deep_sleep_from_json(plan_data, repo.memory_prefix, today)
+        try:
+            plan = deep_sleep_from_json(plan_data, repo.memory_prefix, today)
+        except PlanRefused as error:
+            raise PlanRefused(f"plan refused, nothing was changed: {error}") from None
         problems = validate(plan, memory, repo.config)
         if problems:
             more = f" (and {len(problems) - 1} more problem(s))" if len(problems) > 1 else ""

@@ -97,7 +97,7 @@ def _mentions(repo: MemoryRepo, entry_id: str) -> list[tuple[str, str]]:
 
 def _log(repo: MemoryRepo, paths: list[str]) -> list[_Commit]:
     data = git.out(
-        repo.root, "log", "-z", "--raw", "--no-abbrev", "-M",
+        repo.root, "log", "-z", "--topo-order", "--raw", "--no-abbrev", "-M",
         "--format=%x1e%H%x00%cI%x00%s%x00%(trailers:only,unfold)%x00", "HEAD", "--", *paths,
     )
     commits = []

@@ -61,7 +61,8 @@ class Transaction:
         for rel, data in reversed(self.saved.items()):
             path = self.repo.path(rel)
             if data is None:
-                path.unlink(missing_ok=True)
+                with contextlib.suppress(FileNotFoundError, NotADirectoryError):
+                    path.unlink()
             else:
                 write_atomic(path, data)
         for folder in reversed(self.created_dirs):
@@ -97,13 +98,24 @@ def commit_run(
         refresh_index(repo, today)
         staged = True
         return commit(repo, [repo.repo_path(rel) for rel in tx.touched], subject, trailers, body)
+    except OSError as error:
+        _undo(repo, tx, staged)
+        where = f" {error.filename}" if error.filename else ""
+        raise StateError(
+            f"{stage} could not write the memory ({error.strerror or error}{where}); every file was put back "
+            "as it was — fix that, then run it again",
+        ) from None
     except BaseException:
-        tx.rollback()
-        if staged:
-            paths = [repo.repo_path(rel) for rel in tx.touched]
-            git.run(repo.root, "reset", "-q", "--pathspec-from-file=-", "--pathspec-file-nul",
-                    stdin=git.pathspec_stdin(paths), check=False)
+        _undo(repo, tx, staged)
         raise
+
+
+def _undo(repo: MemoryRepo, tx: Transaction, staged: bool) -> None:
+    tx.rollback()
+    if staged:  # `git add` may have run before the commit failed: unstage what it staged
+        paths = [repo.repo_path(rel) for rel in tx.touched]
+        git.run(repo.root, "reset", "-q", "--pathspec-from-file=-", "--pathspec-file-nul",
+                stdin=git.pathspec_stdin(paths), check=False)
 
 
 def dirty(repo: MemoryRepo, rels: list[str]) -> list[str]:

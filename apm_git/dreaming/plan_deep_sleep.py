@@ -5,8 +5,8 @@ An item is promoted when it is
   (`last_referenced`) on a day after its own;
 - `high-value`: `decision_value=HIGH`;
 - `lesson`: its kind is lesson;
-- `recurring`: a similar title (apm_git.model.titles) is in a journal of another day or
-  already in a category file.
+- `recurring`: another entry with a similar title (apm_git.model.titles) is in a journal
+  of another day, or already in a category file.
 `pending` and `anchor` items are never promoted: they stay until their journal is archived.
 The first occurrence of an id (oldest journal, first in file) is the one promoted; identical
 copies of it (same id and text) go with it; a copy with other text stays where it is.
@@ -114,9 +114,9 @@ def _candidates(
     by_id: dict[str, list[JournalItem]] = {}
     for item in everything:
         by_id.setdefault(item.entry_id, []).append(item)
-    journal_titles: TitleIndex[dt.date] = TitleIndex()
+    journal_titles: TitleIndex[tuple[dt.date, str]] = TitleIndex()
     for item in everything:
-        journal_titles.add(title_words(item.title), item.day)
+        journal_titles.add(title_words(item.title), (item.day, item.entry_id))
     category_titles: TitleIndex[str] = TitleIndex()
     for name, text in memory.categories.items():
         for record in parse(text).entries:
@@ -146,7 +146,8 @@ def _candidates(
             reasons.append("high-value")
         if item.kind == "lesson":
             reasons.append("lesson")
-        if any(day != item.day for day in journal_titles.similar(words)) or any(category_titles.similar(words)):
+        others = ((day, other) for day, other in journal_titles.similar(words) if other != entry_id)
+        if any(day != item.day for day, _ in others) or any(category_titles.similar(words)):
             reasons.append("recurring")
         if reasons:
             candidates.append(Candidate(item, copies, target, tuple(reasons)))
