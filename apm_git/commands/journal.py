@@ -7,7 +7,7 @@ from apm_git import clock, layout
 from apm_git.config import KINDS
 from apm_git.errors import UsageError
 from apm_git.lock import write_lock
-from apm_git.model.entry_id import entry_id
+from apm_git.model.entry_id import entry_id, slugify
 from apm_git.model.fitness import VALUES, Fitness
 from apm_git.model.records import parse, render_record
 from apm_git.model.titles import default_title
@@ -26,6 +26,23 @@ def _clean(text: str, what: str) -> str:
     if not value:
         raise UsageError(f"{what} is empty; give some text")
     return value
+
+
+def unique_title(base: str, date: str, taken: set[str]) -> str:
+    """`base`, or `base (2)`, `base (3)`… whose entry id is not taken yet.
+
+    Slugs are cut at MAX_SLUG characters, which would cut the number off a long title
+    (and the id would never change): the base loses words until the number fits.
+    """
+    title, number = base, 2
+    while entry_id(date, title) in taken:
+        stem = base
+        title = f"{stem} ({number})"
+        while not slugify(title).endswith(f"-{number}"):
+            stem = stem.rsplit(" ", 1)[0] if " " in stem else stem[: len(stem) // 2]
+            title = f"{stem} ({number})"
+        number += 1
+    return title
 
 
 def add(
@@ -53,10 +70,7 @@ def add(
         if current is None:
             current = layout.new_journal(today)
         parsed = parse(current)
-        taken = {record.id for record in parsed.records}
-        entry_title, number = base_title, 2
-        while entry_id(today.isoformat(), entry_title) in taken:
-            entry_title, number = f"{base_title} ({number})", number + 1
+        entry_title = unique_title(base_title, today.isoformat(), {record.id for record in parsed.records})
         newline = parsed.newline
         if current and not current.endswith("\n"):
             current += newline

@@ -1,6 +1,7 @@
 """`apm-git rem`: the survival merge over the category files and the groups' experience (DESIGN 6)."""
 from __future__ import annotations
 
+import datetime as dt
 import time
 
 from apm_git import clock, layout
@@ -50,9 +51,15 @@ def _plan(repo: MemoryRepo, force: bool) -> RemOutcome:
     today = clock.today()
     files = {name: repo.read(name) or "" for name in scored_files(repo)}
     outcome = plan_rem(files, repo.read(layout.archive_file(today)), today, repo.config)
-    outcome.plan.journal_moves = plan_deep_sleep(read_memory(repo), today, repo.config).journal_moves
+    if _old_journals(repo, today):  # worth asking deep sleep which of them have nothing left to promote
+        outcome.plan.journal_moves = plan_deep_sleep(read_memory(repo), today, repo.config).journal_moves
     check_guard(STAGE, len(outcome.plan.archivals), outcome.plan.live, repo.config.rem.max_archive_share, force)
     return outcome
+
+
+def _old_journals(repo: MemoryRepo, today: dt.date) -> list[str]:
+    limit = repo.config.journals.archive_after_days
+    return [name for name in layout.journals(repo) if (today - (layout.journal_date(name) or today)).days > limit]
 
 
 def _body(plan: RemPlan) -> str:

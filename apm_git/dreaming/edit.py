@@ -19,7 +19,11 @@ def record_text(record: Record, newline: str = "\n") -> str:
 
 def append_records(text: str, records: Iterable[Record], newline: str) -> str:
     """`text` with `records` at its end, each separated from what comes before by a blank line."""
-    chunks = [record_text(record, newline) for record in records]
+    return append_texts(text, [record_text(record, newline) for record in records], newline)
+
+
+def append_texts(text: str, chunks: list[str], newline: str) -> str:
+    """`text` with `chunks` (records as `record_text` renders them) at its end, after a blank line."""
     if not chunks:
         return text
     if text and not text.endswith("\n"):

@@ -17,7 +17,7 @@ from apm_git.dreaming.edit import append_records, rewrite, without_lines
 from apm_git.dreaming.items import JournalItem, collect_items
 from apm_git.dreaming.plan import Archival, DeepSleepPlan, Promotion
 from apm_git.dreaming.plan_deep_sleep import NEVER_PROMOTED, Memory, promoted_record
-from apm_git.dreaming.score import protected
+from apm_git.dreaming.score import fitness_of, protected
 from apm_git.model.records import Block, Record, RecordFile, parse
 
 _Action = TypeVar("_Action", Promotion, Archival)
@@ -58,17 +58,17 @@ def execute_deep_sleep(plan: DeepSleepPlan, memory: Memory, config: Config, arch
         text = categories[name]
         categories[name] = append_records(text, records, parse(text).newline)
     changes.writes.update(categories)
-    for target, records in archive_additions.items():
-        changes.writes[target] = add_to_archive(archive_texts.get(target), target, records)
+    for target, texts in archive_additions.items():
+        changes.writes[target] = add_to_archive(archive_texts.get(target), target, texts)
     changes.moves = [(move.source, move.target) for move in plan.journal_moves]
     return changes
 
 
 def _take_archived(
     archivals: list[Archival], categories: dict[str, str], today: dt.date, config: Config,
-) -> dict[str, list[Record]]:
+) -> dict[str, list[str]]:
     """Remove archived entries from their files (in `categories`); the records for each archive file."""
-    found: dict[str, list[Record]] = {}
+    found: dict[str, list[str]] = {}
     for source in sorted({a.source for a in archivals}):
         parsed = parse(categories[source])
         going = {a.entry_id: a for a in archivals if a.source == source}
@@ -77,9 +77,10 @@ def _take_archived(
             if isinstance(block, Record) and block.ok and block.id in going and index not in replace:
                 archival = going.pop(block.id)
                 replace[index] = None
-                found.setdefault(archival.target, []).append(
-                    archived(block, today, archival.score, f"{config.memory_dir}/{source}", archival.superseded_by),
-                )
+                found.setdefault(archival.target, []).append(archived(
+                    block, fitness_of(block), today, archival.score, f"{config.memory_dir}/{source}",
+                    archival.superseded_by,
+                ))
         categories[source] = rewrite(parsed, replace)
     return found
 

@@ -27,7 +27,7 @@ from apm_git.config import Config
 from apm_git.dreaming.archive import add_to_archive, archived
 from apm_git.dreaming.edit import rewrite
 from apm_git.dreaming.plan import Archival, Fold, ProvenMark, RemPlan, Supersession
-from apm_git.dreaming.score import archive_for_value, budget_order, protected, record_score
+from apm_git.dreaming.score import archive_for_value, budget_order, fitness_of, protected, record_score
 from apm_git.model.entry_id import ENTRY_ID
 from apm_git.model.fitness import VALUES, Fitness
 from apm_git.model.records import Block, Record, RecordFile, parse, set_field, set_heading
@@ -45,20 +45,22 @@ class _Entry:
     order: int  # position in the scan, for stable ties
     gone: str | None = None  # why it leaves its file: merged, superseded, value or budget
     changed: bool = False
+    fitness: Fitness = dataclasses.field(init=False)
+    title_key: str = dataclasses.field(init=False)  # the normalized title
+
+    def __post_init__(self) -> None:
+        self.fitness = fitness_of(self.record)
+        self.title_key = normalize_title(self.record.title)
 
     @property
     def memory(self) -> str:
         """Which memory the entry belongs to: the category files together, or one group."""
         return self.file.split("/")[1] if self.file.startswith("groups/") else ""
 
-    @property
-    def fitness(self) -> Fitness:
-        fitness = self.record.fitness
-        assert fitness is not None
-        return fitness
-
-    def update(self, record: Record) -> None:
+    def update(self, record: Record, fitness: Fitness | None = None) -> None:
+        """The record after an edit (`fitness`: its new fitness, when the edit changed it)."""
         self.record = record
+        self.fitness = fitness or self.fitness
         self.changed = True
 
 
@@ -72,13 +74,14 @@ def plan_rem(files: Mapping[str, str], archive_text: str | None, today: dt.date,
     """`files` are the texts of the scored files by memory-relative path; `archive_text` the month's archive."""
     parsed = {name: parse(text) for name, text in files.items()}
     entries = [
-        _Entry(name, index, block, 0)
-        for name, doc in parsed.items()
-        for index, block in enumerate(doc.blocks)
-        if isinstance(block, Record) and block.ok
+        _Entry(name, index, block, order)
+        for order, (name, index, block) in enumerate(
+            (name, index, block)
+            for name, doc in parsed.items()
+            for index, block in enumerate(doc.blocks)
+            if isinstance(block, Record) and block.ok
+        )
     ]
-    for order, entry in enumerate(entries):
-        entry.order = order
     plan = RemPlan(today, live=len(entries))
     target = layout.archive_file(today)
     superseded_by: dict[int, str] = {}
@@ -86,18 +89,18 @@ def plan_rem(files: Mapping[str, str], archive_text: str | None, today: dt.date,
     _mark_proven(entries, plan, config)
     _supersede(entries, plan, superseded_by)
     for entry in entries:
-        if not entry.gone and archive_for_value(entry.record, today, config.rem):
+        if not entry.gone and archive_for_value(entry.record, today, config.rem, entry.fitness):
             entry.gone = "value"
     _enforce_budgets(entries, parsed, plan, today, config)
     archived_records = []
     for entry in entries:
         if entry.gone is None or entry.gone == "merged":
             continue
-        points = record_score(entry.record, today, config.rem)
+        points = record_score(entry.record, today, config.rem, entry.fitness)
         successor = superseded_by.get(entry.order)
         plan.archivals.append(Archival(entry.record.id, entry.file, target, points, entry.gone, successor))
         archived_records.append(
-            archived(entry.record, today, points, f"{config.memory_dir}/{entry.file}", successor),
+            archived(entry.record, entry.fitness, today, points, f"{config.memory_dir}/{entry.file}", successor),
         )
     writes = _render(parsed, entries)
     if archived_records:
@@ -114,7 +117,7 @@ def _fold(entries: list[_Entry], plan: RemPlan) -> None:
     for entry in entries:
         if entry.record.field("Conflicts"):
             continue
-        key = (entry.memory, normalize_title(entry.record.title), _content(entry.record))
+        key = (entry.memory, entry.title_key, _content(entry.record))
         groups.setdefault(key, []).append(entry)
     for group in groups.values():
         if len(group) < 2:
@@ -132,7 +135,7 @@ def _fold(entries: list[_Entry], plan: RemPlan) -> None:
             merged_ids += [entry.record.id, *_ids(entry.record.field("Merged"))]
             entry.gone = "merged"
         record = set_field(survivor.record, "Fitness", merged_fitness.render())
-        survivor.update(set_field(record, "Merged", ", ".join(dict.fromkeys(merged_ids))))
+        survivor.update(set_field(record, "Merged", ", ".join(dict.fromkeys(merged_ids))), merged_fitness)
         plan.folds.append(Fold(survivor.record.id, survivor.file, tuple((e.record.id, e.file) for e in folded)))
 
 
@@ -150,7 +153,7 @@ def _mark_proven(entries: list[_Entry], plan: RemPlan, config: Config) -> None:
             continue
         fitness = dataclasses.replace(entry.fitness, decision_value="HIGH")
         record = set_field(entry.record, "Fitness", fitness.render())
-        entry.update(set_heading(record, proven=True))
+        entry.update(set_heading(record, proven=True), fitness)
         plan.proven.append(ProvenMark(entry.record.id, entry.file))
 
 
@@ -167,7 +170,7 @@ def _supersede(entries: list[_Entry], plan: RemPlan, superseded_by: dict[int, st
                 pairs.append((old, entry))
     titles: dict[tuple[str, str], list[_Entry]] = {}
     for entry in live:
-        titles.setdefault((entry.memory, normalize_title(entry.record.title)), []).append(entry)
+        titles.setdefault((entry.memory, entry.title_key), []).append(entry)
     for group in titles.values():
         if len(group) < 2:
             continue
@@ -219,7 +222,7 @@ def _enforce_budgets(
             continue
         for entry in sorted(
             (e for e in mine if not e.gone and not protected(e.record)),
-            key=lambda e: budget_order(e.record, today, config.rem),
+            key=lambda e: budget_order(e.record, today, config.rem, e.fitness),
         ):
             if lines <= budget:
                 break

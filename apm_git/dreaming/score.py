@@ -28,10 +28,15 @@ def score(fitness: Fitness, proven: bool, today: dt.date, rem: Rem) -> int:
     return recency + usage + VALUE_POINTS[fitness.decision_value] + bonus
 
 
-def record_score(record: Record, today: dt.date, rem: Rem) -> int:
-    fitness = record.fitness
+def fitness_of(record: Record, known: Fitness | None = None) -> Fitness:
+    """The record's fitness (`known` when the caller has it parsed already)."""
+    fitness = known or record.fitness
     assert fitness is not None  # only well-formed records are scored
-    return score(fitness, record.proven, today, rem)
+    return fitness
+
+
+def record_score(record: Record, today: dt.date, rem: Rem, fitness: Fitness | None = None) -> int:
+    return score(fitness_of(record, fitness), record.proven, today, rem)
 
 
 def protected(record: Record) -> bool:
@@ -39,13 +44,12 @@ def protected(record: Record) -> bool:
     return record.proven or bool(record.field("Conflicts"))
 
 
-def archive_for_value(record: Record, today: dt.date, rem: Rem) -> bool:
+def archive_for_value(record: Record, today: dt.date, rem: Rem, fitness: Fitness | None = None) -> bool:
     """The value rule: low score, long unreferenced, LOW value, not proven, not in conflict.
 
     A proven entry goes only below `proven_floor` and after `proven_unreferenced_days`.
     """
-    fitness = record.fitness
-    assert fitness is not None
+    fitness = fitness_of(record, fitness)
     if record.field("Conflicts"):
         return False
     points = score(fitness, record.proven, today, rem)
@@ -55,8 +59,9 @@ def archive_for_value(record: Record, today: dt.date, rem: Rem) -> bool:
     return points < rem.archive_below and idle >= rem.unreferenced_days and fitness.decision_value == "LOW"
 
 
-def budget_order(record: Record, today: dt.date, rem: Rem) -> tuple[int, str, str, str]:
+def budget_order(
+    record: Record, today: dt.date, rem: Rem, fitness: Fitness | None = None,
+) -> tuple[int, str, str, str]:
     """The order in which budget enforcement archives: lowest score, then least recently used, oldest."""
-    fitness = record.fitness
-    assert fitness is not None
-    return (record_score(record, today, rem), fitness.last_referenced.isoformat(), record.date, record.id)
+    fitness = fitness_of(record, fitness)
+    return (score(fitness, record.proven, today, rem), fitness.last_referenced.isoformat(), record.date, record.id)
