@@ -30,12 +30,12 @@ DOMAINS: tuple[Domain, ...] = (
         "regression", "leak", "timeout", "flaky", "slow", "incident", "root cause", "workaround", "issue",
     )),
     Domain("user-facing", ("person",), (
-        "user", "customer", "client", "people", "person", "who", "team", "preference", "prefer", "reply",
+        "user", "customer", "client", "people", "person", "who", "team", "prefer", "reply",
         "email", "message", "meeting", "stakeholder", "manager", "role", "contact", "communicate",
     )),
     Domain("env/setup", ("tool",), (
-        "setup", "set up", "install", "env", "environment", "config", "configure", "proxy", "docker",
-        "kubectl", "ci", "cli", "command", "shell", "path", "ssh", "vpn", "tool", "toolchain", "credentials",
+        "setup", "set up", "install", "env", "environment", "config", "proxy", "docker",
+        "kubectl", "ci", "cli", "command", "shell", "path", "ssh", "vpn", "tool", "credentials",
     )),
 )
 
