@@ -235,7 +235,7 @@ def _load_main(run: _Run) -> None:
     wanted = run.repo.config.load.max_core_files
     chosen = 0
     for choice in rank_routes(parse_routing(text), run.result.intent):
-        if chosen == wanted:
+        if chosen == wanted or run.breaker.tripped:
             break
         loaded = run.offer(
             f"main/{choice.file}", "routed", choice.priority, disciplined=True,

@@ -38,6 +38,16 @@ def test_group_by_room_loads_index_then_the_best_file_then_one_conventions_file(
     assert data["tokens"] == sum(item["tokens"] for item in data["files"])
 
 
+def test_routing_problems_are_warnings_and_room_and_group_may_agree(mem: MemoryRepo, run_cli: Invoke) -> None:
+    index = mem.memory / "groups/alpha.md"
+    index.write_text(index.read_text() + "| broken row | P1 |\n")
+    line = len(index.read_text().splitlines())
+    data = load_json(run_cli, mem, "--room", "room-a", "--group", "alpha", "--intent", "todo")
+    assert data["warnings"] == [f"memory/groups/alpha.md:{line}: routing row has 2 cells; write "
+                                "'| keyword, keyword | file.md | P0 |'"]
+    assert paths(data)[1] == "memory/groups/alpha/attention.md"
+
+
 def test_group_without_intent_loads_the_p0_file(mem: MemoryRepo, run_cli: Invoke) -> None:
     data = load_json(run_cli, mem, "--group", "beta")
     assert paths(data) == ["memory/groups/beta.md", "memory/groups/beta/attention.md"]
@@ -72,6 +82,13 @@ def test_dm_reports_a_never_flushed_memory_and_a_missing_journal(repo: MemoryRep
     assert ran.exit_code == 0, ran.stderr
     assert "Last flush: never" in ran.stdout
     assert f"- memory/{TODAY}.md: no journal for today ({TODAY})" in ran.stdout
+
+
+def test_dm_with_an_unreadable_flush_state_still_loads(mem: MemoryRepo, run_cli: Invoke) -> None:
+    (mem.memory / "flush-state.json").write_text("{oops")
+    data = load_json(run_cli, mem, "--main")
+    assert data["last_flush"] == "unknown" and len(data["files"]) == 5
+    assert data["warnings"][0].startswith("memory/flush-state.json:1:2: not valid JSON")
 
 
 def test_dreaming_mount_l1_and_the_domain_files(mem: MemoryRepo, run_cli: Invoke) -> None:

@@ -52,6 +52,11 @@ def memory_reads(mem: MemoryRepo, paths: list[str]) -> set[str]:
 
 @pytest.mark.parametrize("intent", [None, "todo", "stack api", "why", "who owns it"])
 def test_a_group_load_reads_only_its_group(mem: MemoryRepo, run_cli: Invoke, intent: str | None) -> None:
+    # files of the group that point elsewhere: another group's conventions, main/
+    for name in ("experience.md", "people.md"):
+        path = mem.memory / "groups/alpha" / name
+        path.write_text(path.read_text() + "See ../beta/conventions/api.md, groups/beta/conventions/deploy.md, "
+                        "memory/groups/beta/conventions/api.md and ../../main/longterm.md.\n")
     args = ["--repo", str(mem.root), "load", "--room", "room-a", "--session", "iso"]
     with touched() as seen:
         ran = run_cli(*args, *(["--intent", intent] if intent else []))
