@@ -121,12 +121,15 @@ def remember_cmd(
 @click.argument("query")
 @click.option("--archive", "archive_only", is_flag=True, help="Search only memory/archive/.")
 @click.option("--limit", type=click.IntRange(min=1), default=10, show_default=True, help="Entries to show.")
+@click.option("--group", help="Search this group's memory (groups/NAME/) instead; groups are never searched otherwise.")
 @click.pass_context
-def search_cmd(ctx: click.Context, query: str, archive_only: bool, limit: int) -> int:
+def search_cmd(ctx: click.Context, query: str, archive_only: bool, limit: int, group: str | None) -> int:
     """L3: find entries in live memory and the archive; prints entry id, file:line and a snippet."""
     from apm_git.commands.search import search
 
-    result = search(state(ctx).repo(), query, archive_only=archive_only, limit=limit)
+    if group is not None and archive_only:
+        raise UsageError("--group and --archive search different places; give one of them")
+    result = search(state(ctx).repo(), query, archive_only=archive_only, limit=limit, group=group)
     for problem in result.skipped:
         click.echo(f"apm-git: skipped {problem}", err=True)
     lines = [f"{hit.entry_id}  {hit.file}:{hit.line}  {hit.snippet}" for hit in result.hits]

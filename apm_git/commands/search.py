@@ -125,11 +125,26 @@ def _chunks(text: str) -> Iterator[tuple[int, str]]:
         line += text.count("\n", start, end)
 
 
-def search(repo: MemoryRepo, query: str, *, archive_only: bool = False, limit: int = 10) -> SearchResult:
-    wanted = _Query(query)
-    result = SearchResult(query, "archive" if archive_only else "live and archive", [], 0, 0)
-    candidates: list[_Candidate] = []
+def _files(repo: MemoryRepo, archive_only: bool, group: str | None) -> Iterator[str]:
+    """The files one search reads.  A group's folder is searched only when the group is named
+    (APM rule 1: no search reaches into a group's memory behind its index), and then alone."""
+    if group is not None:
+        yield from repo.markdown_files(layout.group_dir(group))
+        return
+    groups = "groups/"
     for rel in repo.markdown_files(layout.ARCHIVE if archive_only else ""):
+        if not rel.startswith(groups):
+            yield rel
+
+
+def search(
+    repo: MemoryRepo, query: str, *, archive_only: bool = False, limit: int = 10, group: str | None = None,
+) -> SearchResult:
+    wanted = _Query(query)
+    where = f"group {group}" if group else "archive" if archive_only else "live and archive"
+    result = SearchResult(query, where, [], 0, 0)
+    candidates: list[_Candidate] = []
+    for rel in _files(repo, archive_only, group):
         result.files_searched += 1
         try:
             text = decode((repo.memory / rel).read_bytes(), repo.repo_path(rel)).removeprefix(BOM)

@@ -65,7 +65,7 @@ def test_text_output_is_one_line_per_entry(mem: MemoryRepo, run_cli: Invoke) -> 
     ran = run_cli("--repo", str(mem.root), "search", "redis", "--limit", "2")
     lines = ran.stdout.splitlines()
     assert lines[0].startswith("2026-04-06-redis-for-sessions  memory/2026-04-06.md:3  Redis for sessions")
-    files = len(list(mem.markdown_files()))
+    files = len([rel for rel in mem.markdown_files() if not rel.startswith("groups/")])
     assert lines[-1] == f"3 entries matched (showing 2) in {files} files (live and archive)"
     none = run_cli("--repo", str(mem.root), "search", "kubernetesx")
     assert none.exit_code == 0 and none.stdout.startswith("no entry matched 'kubernetesx'")
@@ -109,3 +109,13 @@ def test_search_finds_archived_entries_of_a_generated_repository(tmp_path: Path,
     found = [hit for hit in data["hits"] if hit["entry_id"] == target]
     assert found and (found[0]["file"], found[0]["line"]) == (f"memory/{where[0]}", where[1])
     assert all(hit["archived"] for hit in data["hits"])
+
+
+def test_groups_are_searched_only_when_named_and_then_alone(mem: MemoryRepo, run_cli: Invoke) -> None:
+    everywhere = search(run_cli, mem, "decided")
+    assert everywhere["total"] == 0 and not any("groups/" in hit["file"] for hit in everywhere["hits"])
+    alpha = search(run_cli, mem, "decided", "--group", "alpha")
+    assert alpha["total"] == 3 and alpha["where"] == "group alpha"
+    assert {hit["file"] for hit in alpha["hits"]} == {"memory/groups/alpha/experience.md"}
+    ran = run_cli("--repo", str(mem.root), "search", "decided", "--group", "../beta")
+    assert ran.exit_code == 2 and "unsafe group name" in ran.stderr
