@@ -24,7 +24,7 @@ class HookPayload:
     session_id: str | None
     event: str | None
     trigger: str | None  # the mapped apm-git trigger
-    detail: str | None  # Claude's own `trigger` (manual/auto) or `reason`
+    detail: str | None  # Claude's own `trigger` (manual/auto), `reason`, or SessionStart's `source`
     cwd: str | None
     transcript_path: str | None
 
@@ -51,7 +51,7 @@ def parse_payload(text: str) -> HookPayload:
         session_id=text_field("session_id"),
         event=event,
         trigger=EVENT_TRIGGERS.get(event or ""),
-        detail=text_field("trigger") or text_field("reason"),
+        detail=text_field("trigger") or text_field("reason") or text_field("source"),
         cwd=text_field("cwd"),
         transcript_path=text_field("transcript_path"),
     )

@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Iterator
+from pathlib import Path
 
 from apm_git.errors import LockTimeout
 from apm_git.repo import MemoryRepo
@@ -24,17 +25,22 @@ def lock_timeout() -> float:
 
 @contextlib.contextmanager
 def write_lock(repo: MemoryRepo) -> Iterator[None]:
+    with file_lock(repo.state_dir / "lock", "another apm-git process"):
+        yield
+
+
+@contextlib.contextmanager
+def file_lock(path: Path, holder: str) -> Iterator[None]:
+    """Hold the lock file `path`; give up after the lock timeout with a LockTimeout naming `holder`."""
     from filelock import FileLock, Timeout
 
-    path = repo.state_dir / "lock"
     timeout = lock_timeout()
     lock = FileLock(str(path), timeout=timeout)
     try:
         lock.acquire(poll_interval=0.02)
     except Timeout:
         raise LockTimeout(
-            f"another apm-git process has held {path} for {timeout:g}s; retry when it finishes "
-            f"(or raise {ENV_TIMEOUT})",
+            f"{holder} has held {path} for {timeout:g}s; retry when it finishes (or raise {ENV_TIMEOUT})",
         ) from None
     try:
         yield

@@ -30,11 +30,12 @@ def hook_commands() -> list[tuple[str, str]]:
     ]
 
 
-def test_snippet_has_precompact_and_sessionend() -> None:
-    assert {event for event, _ in hook_commands()} == {"PreCompact", "SessionEnd"}
+def test_snippet_has_sessionstart_precompact_and_sessionend() -> None:
+    assert {event for event, _ in hook_commands()} == {"SessionStart", "PreCompact", "SessionEnd"}
 
 
-@pytest.mark.parametrize(("event", "command"), hook_commands())
+@pytest.mark.parametrize(("event", "command"), [(event, command) for event, command in hook_commands()
+                                                 if event in EVENTS])
 def test_each_hook_command_flushes_with_its_payload(repo: MemoryRepo, tmp_path: Path, event: str, command: str) -> None:
     add(repo, f"learned before {event}", kind="lesson")
     extra, trigger = EVENTS[event]
@@ -46,3 +47,35 @@ def test_each_hook_command_flushes_with_its_payload(repo: MemoryRepo, tmp_path: 
     found = dict(trailers.parse(git(repo.root, "log", "-1", "--format=%B")))
     assert found == {"Apm-Trigger": trigger, "Apm-Scope": "all", "Apm-Session": f"sess-{event}"}
     assert git(repo.root, "status", "--porcelain") == ""
+
+
+def test_sessionstart_hook_loads_memory_into_the_context(repo: MemoryRepo, tmp_path: Path) -> None:
+    add(repo, "the staging proxy needs NO_PROXY for localhost", kind="tool", title="Staging proxy")
+    (command,) = [command for event, command in hook_commands() if event == "SessionStart"]
+    payload = {"session_id": "sess-start", "transcript_path": str(tmp_path / "t.jsonl"),
+               "hook_event_name": "SessionStart", "source": "startup", "cwd": str(repo.root)}
+    proc = subprocess.run(shlex.split(command), input=json.dumps(payload), text=True, capture_output=True,
+                          cwd=tmp_path, check=False)
+    assert proc.returncode == 0, proc.stderr
+    output = json.loads(proc.stdout)
+    assert output["hookSpecificOutput"]["hookEventName"] == "SessionStart"
+    context = output["hookSpecificOutput"]["additionalContext"]
+    assert 0 < len(context) < 10_000
+    assert "- memory/INDEX.md (L1, " in context and "Staging proxy" in context
+    assert "session sess-start" in context
+    assert (repo.state_dir / "sessions" / "sess-start.json").is_file()
+
+
+@pytest.mark.parametrize(("stdin", "message"), [
+    ("", "the hook input is empty"),
+    ("{not json", "not valid JSON"),
+    (json.dumps({"session_id": "s", "hook_event_name": "SessionStart", "cwd": "/nonexistent/dir"}), "does not exist"),
+])
+def test_sessionstart_hook_never_exits_2(tmp_path: Path, stdin: str, message: str) -> None:
+    (command,) = [command for event, command in hook_commands() if event == "SessionStart"]
+    for extra in ([], ["--budget", "0"], ["--format", "nonsense"]):
+        proc = subprocess.run([*shlex.split(command), *extra], input=stdin, text=True, capture_output=True,
+                              cwd=tmp_path, check=False)
+        assert proc.returncode in (1, 3), (extra, proc.stderr)
+        assert proc.stdout == ""
+        assert (message if not extra else "Invalid value") in proc.stderr

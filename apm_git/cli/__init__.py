@@ -94,5 +94,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0  # pragma: no cover - cli.main always exits
 
 
-from apm_git.cli import core  # noqa: E402,F401  (registers the commands)
+from apm_git.cli import (  # noqa: E402  (registers the commands)
+    core,  # noqa: F401
+    loading,  # noqa: F401  (load, remember, search, hit)
+)
 from apm_git.cli import dreaming as _dreaming  # noqa: E402,F401  (registers deep-sleep, rem, dream, history)

@@ -1,4 +1,4 @@
-"""`apm-git journal add`: Light Sleep, one record appended to today's journal."""
+"""`apm-git journal add`: Light Sleep, one record appended to today's journal (and the append itself)."""
 from __future__ import annotations
 
 import dataclasses
@@ -54,6 +54,29 @@ def add(
     tags: list[str] | None = None,
     value: str = "MEDIUM",
 ) -> JournalEntry:
+    with write_lock(repo):
+        today = clock.today()
+        return append_record(
+            repo, layout.journal_name(today), layout.new_journal(today), text, kind=kind, title=title, tags=tags,
+            value=value,
+        )
+
+
+def append_record(
+    repo: MemoryRepo,
+    rel: str,
+    new_file: str,
+    text: str,
+    *,
+    kind: str,
+    title: str | None = None,
+    tags: list[str] | None = None,
+    value: str = "MEDIUM",
+) -> JournalEntry:
+    """Append a record dated today to the memory file `rel` (made from `new_file` when absent).
+
+    The caller holds the write lock.  A title whose id the file already has gets " (2)", " (3)"….
+    """
     if kind not in KINDS:
         raise UsageError(f"unknown kind {kind!r}; use one of {', '.join(KINDS)}")
     if value not in VALUES:
@@ -63,23 +86,21 @@ def add(
     extra = [f"  {line}" if line else "" for line in lines[1:]]
     base_title = _clean(title, "--title").lstrip("[") if title else default_title(body)
     tag_list = [kind] + [tag for tag in dict.fromkeys(t.strip() for t in tags or []) if tag and tag != kind]
-    with write_lock(repo):
-        today = clock.today()
-        name = layout.journal_name(today)
-        current = repo.read(name)
-        if current is None:
-            current = layout.new_journal(today)
-        parsed = parse(current)
-        entry_title = unique_title(base_title, today.isoformat(), {record.id for record in parsed.records})
-        newline = parsed.newline
-        if current and not current.endswith("\n"):
-            current += newline
-        if current and not current.endswith(newline * 2):
-            current += newline
-        line = current.count("\n") + 1
-        record = render_record(
-            today, entry_title, tag_list, Fitness(today, 0, value), body,
-            extra_lines=extra, newline=newline,
-        )
-        repo.write(name, current + record)
-    return JournalEntry(entry_id(today.isoformat(), entry_title), repo.repo_path(name), line)
+    today = clock.today()
+    current = repo.read(rel)
+    if current is None:
+        current = new_file
+    parsed = parse(current)
+    entry_title = unique_title(base_title, today.isoformat(), {record.id for record in parsed.records})
+    newline = parsed.newline
+    if current and not current.endswith("\n"):
+        current += newline
+    if current and not current.endswith(newline * 2):
+        current += newline
+    line = current.count("\n") + 1
+    record = render_record(
+        today, entry_title, tag_list, Fitness(today, 0, value), body,
+        extra_lines=extra, newline=newline,
+    )
+    repo.write(rel, current + record)
+    return JournalEntry(entry_id(today.isoformat(), entry_title), repo.repo_path(rel), line)

@@ -1,0 +1,160 @@
+"""load, remember, search and hit: the APM protocol's reading and write-back side."""
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+from typing import IO
+
+import click
+
+from apm_git.cli import cli, emit, state
+from apm_git.errors import EXIT_FINDINGS, EXIT_OK, UsageError
+
+FORMATS = ("markdown", "json", "claude-hook")
+FRESH_SOURCES = ("clear", "compact")  # SessionStart sources after which the agent's context is empty
+
+
+@cli.command("load")
+@click.option("--room", help="Room id of a group chat; mapped to its group through group_names.json.")
+@click.option("--group", help="Group name (memory/groups/NAME.md is its index).")
+@click.option("--main", "main_session", is_flag=True, help="The DM (main session) memory.")
+@click.option("--intent", help="What the agent is about to do; matched against the routing table.")
+@click.option("--budget", type=click.IntRange(min=1), help="Token budget (default: memory_budget in apm.yaml).")
+@click.option("--session", help="Session id: the loading discipline counts files across its loads.")
+@click.option("--format", "fmt", type=click.Choice(FORMATS),
+              help="Output format (default: markdown; json under --json).")
+@click.option("--hook-input", "hook_input", type=click.File("r", encoding="utf-8"),
+              help="SessionStart hook payload (JSON) from FILE or - for stdin: session id and cwd.")
+@click.pass_context
+def load_cmd(
+    ctx: click.Context, room: str | None, group: str | None, main_session: bool, intent: str | None,
+    budget: int | None, session: str | None, fmt: str | None, hook_input: IO[str] | None,
+) -> int:
+    """Progressive disclosure: the index first, then only what the protocol and the budget allow.
+
+    With --room or --group: a group's memory; with --main: the DM memory; with neither: the
+    Dreaming mount (INDEX.md, today's and yesterday's journals, and the intent's domain files).
+    """
+    from apm_git.cli import load_format
+    from apm_git.commands.load import Target, load
+    from apm_git.hookinput import parse_payload
+    from apm_git.repo import open_repo
+
+    if main_session and (room is not None or group is not None):
+        raise UsageError("give at most one of --room, --group and --main (--room and --group may name the same group)")
+    if state(ctx).json and fmt not in (None, "json"):
+        raise UsageError(f"--json and --format {fmt} contradict each other; use one")
+    fmt = fmt or ("json" if state(ctx).json else "markdown")
+    repo_path, fresh = state(ctx).repo_path, False
+    if hook_input is not None:
+        payload = parse_payload(hook_input.read())
+        session = session or payload.session_id
+        fresh = payload.detail in FRESH_SOURCES
+        if repo_path is None and payload.cwd:
+            repo_path = Path(payload.cwd)
+    result = load(open_repo(repo_path), Target(group=group, room=room, main=main_session), intent=intent,
+                  budget=budget, session=session, fresh=fresh)
+    if fmt == "json":
+        click.echo(json.dumps(load_format.as_json(result), indent=2, ensure_ascii=False))
+    elif fmt == "claude-hook":
+        click.echo(load_format.claude_hook(result))
+    else:
+        click.echo(load_format.markdown(result), nl=False)
+    return EXIT_OK
+
+
+@cli.command("remember")
+@click.option("--scope", "scope_text", required=True, help="main or group:NAME.")
+@click.option("--decision", help="A decision: appended as a record (group: experience.md; main: today's journal).")
+@click.option("--title", help="Title of the decision record (default: its first words).")
+@click.option("--value", type=click.Choice(["HIGH", "MEDIUM", "LOW"]), default="MEDIUM", show_default=True,
+              help="decision_value of the decision record.")
+@click.option("--task", help="A task whose status changed: added to or updated in attention.md.")
+@click.option("--status", help="The task's status (todo, doing, blocked, done, …).")
+@click.option("--route", "route_file", help="Route --keywords to this file of the scope (appends an index row).")
+@click.option("--keywords", help="Comma-separated trigger keywords for --route.")
+@click.option("--priority", type=click.Choice(["P0", "P1", "P2", "P3"]), help="Priority of the --route row.")
+@click.option("--deprecate-route", "deprecate_file", help="Mark the index rows of this file [DEPRECATED].")
+@click.pass_context
+def remember_cmd(
+    ctx: click.Context, scope_text: str, decision: str | None, title: str | None, value: str, task: str | None,
+    status: str | None, route_file: str | None, keywords: str | None, priority: str | None,
+    deprecate_file: str | None,
+) -> int:
+    """APM write-back: record a decision, a task status, or a routing change (not committed: the next
+    flush commits it).  Index files only grow: new rows are appended, retired rows marked [DEPRECATED]."""
+    from apm_git.commands import remember as rm
+
+    actions = [name for name, given in (("--decision", decision), ("--task", task), ("--route", route_file),
+                                         ("--deprecate-route", deprecate_file)) if given is not None]
+    if len(actions) != 1:
+        raise UsageError("give exactly one of --decision TEXT, --task TEXT --status S, "
+                         "--route FILE --keywords K --priority P, --deprecate-route FILE")
+    if (status is not None) != (task is not None):
+        raise UsageError("--task and --status go together: --task TEXT --status S")
+    route_parts = (route_file, keywords, priority)
+    if any(part is not None for part in route_parts) and None in route_parts:
+        raise UsageError("--route, --keywords and --priority go together: --route FILE --keywords K --priority P")
+    scope = rm.memory_scope(scope_text)
+    repo = state(ctx).repo()
+    if decision is not None:
+        result = rm.remember_decision(repo, scope, decision, title=title, value=value)
+    elif task is not None and status is not None:
+        result = rm.remember_task(repo, scope, task, status)
+    elif route_file is not None and keywords is not None and priority is not None:
+        result = rm.remember_route(repo, scope, route_file, keywords.split(","), priority)
+    else:
+        assert deprecate_file is not None
+        result = rm.deprecate_route(repo, scope, deprecate_file)
+    where = f"{result.file}:{result.line}" if result.line else result.file
+    lines = [f"{where}: {result.detail}"]
+    lines += [f"  auto-initialized {name}" for name in result.created]
+    lines += [f"  index row appended: {row}" for row in result.rows_added]
+    lines += [f"  index row at line {line} marked [DEPRECATED]" for line in result.rows_deprecated]
+    lines.append("  not committed yet: the next `apm-git flush` commits it")
+    emit(ctx, dataclasses.asdict(result), "\n".join(lines))
+    return EXIT_OK
+
+
+@cli.command("search")
+@click.argument("query")
+@click.option("--archive", "archive_only", is_flag=True, help="Search only memory/archive/.")
+@click.option("--limit", type=click.IntRange(min=1), default=10, show_default=True, help="Entries to show.")
+@click.option("--group", help="Search this group's memory (groups/NAME/) instead; groups are never searched otherwise.")
+@click.pass_context
+def search_cmd(ctx: click.Context, query: str, archive_only: bool, limit: int, group: str | None) -> int:
+    """L3: find entries in live memory and the archive; prints entry id, file:line and a snippet."""
+    from apm_git.commands.search import search
+
+    if group is not None and archive_only:
+        raise UsageError("--group and --archive search different places; give one of them")
+    result = search(state(ctx).repo(), query, archive_only=archive_only, limit=limit, group=group)
+    for problem in result.skipped:
+        click.echo(f"apm-git: skipped {problem}", err=True)
+    lines = [f"{hit.entry_id}  {hit.file}:{hit.line}  {hit.snippet}" for hit in result.hits]
+    shown = f"showing {len(result.hits)}" if result.total > len(result.hits) else "all shown"
+    lines.append(f"{result.total} entr{'y' if result.total == 1 else 'ies'} matched ({shown}) in "
+                 f"{result.files_searched} files ({result.where})" if result.total else
+                 f"no entry matched {query!r} in {result.files_searched} files ({result.where})")
+    emit(ctx, dataclasses.asdict(result), "\n".join(lines))
+    return EXIT_OK
+
+
+@cli.command("hit")
+@click.argument("entry_ids", nargs=-1, required=True, metavar="ENTRY-ID...")
+@click.pass_context
+def hit_cmd(ctx: click.Context, entry_ids: tuple[str, ...]) -> int:
+    """An entry was used: hit_count + 1 and last_referenced = today (not committed: the next flush
+    commits it).  Exit 1 when an id is not a live entry (the others are still counted)."""
+    from apm_git.commands.hit import hit
+
+    result = hit(state(ctx).repo(), list(entry_ids))
+    lines = [f"{item.file}:{item.line}: {item.entry_id} hit_count {item.previous_hit_count} -> {item.hit_count}, "
+             f"last_referenced {item.last_referenced}" for item in result.hits]
+    for warning in result.warnings:
+        click.echo(f"apm-git: warning: {warning}", err=True)
+    for miss in result.misses:
+        click.echo(f"apm-git: {miss.entry_id}: {miss.reason}", err=True)
+    emit(ctx, dataclasses.asdict(result), "\n".join(lines))
+    return EXIT_FINDINGS if result.misses else EXIT_OK

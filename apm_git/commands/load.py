@@ -1,0 +1,272 @@
+"""`apm-git load`: progressive disclosure (DESIGN 4) in its three modes.
+
+- group: room id -> group name, the group's index first (the only entry gate), the single
+  best-matching file of its routing table, at most one `conventions/` file that file names;
+- main (DM): `main/index.md`, up to two files by its routing, today's and yesterday's journals,
+  and the last flush time;
+- dreaming (no scope): L1 = `INDEX.md` + today's and yesterday's journals, L2 = the category
+  files of the intent's domain.
+
+Every file passes the budget circuit breaker in order; group and DM files also pass the
+session's loading discipline.  A load reads only the files of its own scope: a group load
+never opens another group's files or `main/`, a DM load never opens anything under `groups/`.
+"""
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import re
+
+from apm_git import clock, layout
+from apm_git.commands.load_guards import CONVENTIONS, Breaker, Discipline, LoadedFile, SkippedFile
+from apm_git.errors import ApmGitError, StateError, UsageError
+from apm_git.model import domains
+from apm_git.model.routing import RouteChoice, parse_routing, rank_routes
+from apm_git.repo import InvalidUtf8, MemoryRepo, check_group_name
+from apm_git.session import Held, SessionState, session_state
+from apm_git.state import load_flush_state, resolve_room
+
+_CONVENTIONS_REF = re.compile(r"[\w./-]*conventions/[\w./-]*\.md")
+
+
+@dataclasses.dataclass
+class Route:
+    file: str
+    priority: str
+    hits: list[str]
+    reason: str
+
+
+@dataclasses.dataclass
+class LoadResult:
+    mode: str  # group, main or dreaming
+    scope: str  # group:NAME, main or dreaming: what the session's discipline is kept for
+    intent: str | None
+    budget: int
+    encoding: str
+    session: str | None
+    group: str | None = None
+    room: str | None = None
+    routes: list[Route] = dataclasses.field(default_factory=list)
+    domain: str | None = None
+    domain_hits: list[str] = dataclasses.field(default_factory=list)
+    files: list[LoadedFile] = dataclasses.field(default_factory=list)
+    skipped: list[SkippedFile] = dataclasses.field(default_factory=list)
+    warnings: list[str] = dataclasses.field(default_factory=list)
+    last_flush: str | None = None  # DM: "YYYY-MM-DD HH:mm", or "never"
+
+    @property
+    def tokens(self) -> int:
+        return sum(item.tokens for item in self.files)
+
+
+@dataclasses.dataclass(frozen=True)
+class Target:
+    """What to load: a group (by room or name), the DM memory, or neither (the Dreaming mount)."""
+
+    group: str | None = None
+    room: str | None = None
+    main: bool = False
+
+
+class _Run:
+    """One load: the result being built, the breaker and the discipline."""
+
+    def __init__(self, repo: MemoryRepo, result: LoadResult, held: list[Held]) -> None:
+        self.repo = repo
+        self.result = result
+        self.breaker = Breaker(result.budget, result.encoding)
+        self.discipline = Discipline(repo.config.load, held)
+
+    def read(self, rel: str, role: str, priority: str | None = None, *, missing: str) -> str | None:
+        name = self.repo.repo_path(rel)
+        try:
+            text = self.repo.read(rel)
+        except InvalidUtf8 as error:
+            self.breaker.skipped.append(SkippedFile(name, role, priority, str(error)))
+            return None
+        if text is None:
+            self.breaker.skipped.append(SkippedFile(name, role, priority, missing))
+        return text
+
+    def offer(self, rel: str, role: str, priority: str | None = None, *, missing: str,
+              disciplined: bool = False) -> LoadedFile | None:
+        name = self.repo.repo_path(rel)
+        if disciplined:
+            refusal = self.discipline.refusal(name, priority, role)
+            if refusal is not None:
+                self.breaker.skipped.append(SkippedFile(name, role, priority, refusal))
+                return None
+        text = self.read(rel, role, priority, missing=missing)
+        if text is None:
+            return None
+        loaded = self.breaker.offer(name, text, role, priority)
+        if loaded is not None and disciplined:
+            self.discipline.hold(name, priority, role)
+        return loaded
+
+    def journals(self, today: dt.date) -> None:
+        for day, label in ((today, "today"), (today - dt.timedelta(days=1), "yesterday")):
+            self.offer(layout.journal_name(day), "journal", missing=f"no journal for {label} ({day.isoformat()})")
+
+
+def load(
+    repo: MemoryRepo,
+    target: Target,
+    *,
+    intent: str | None = None,
+    budget: int | None = None,
+    session: str | None = None,
+    fresh: bool = False,
+) -> LoadResult:
+    """Load what the protocol allows for `target`; `fresh` drops the session's earlier loads
+    (the agent's context was cleared or compacted)."""
+    intent = " ".join(intent.split()) if intent else None
+    group = _group_of(repo, target)
+    mode = "group" if group else "main" if target.main else "dreaming"
+    result = LoadResult(
+        mode=mode, scope=f"group:{group}" if group else mode, intent=intent or None,
+        budget=budget or repo.config.memory_budget, encoding=repo.config.encoding, session=session,
+        group=group, room=target.room,
+    )
+    if session is None:
+        _run(repo, result, [])
+        return result
+    with session_state(repo, session) as state:
+        state.files = _run(repo, result, _held_for(state, result, fresh))
+    return result
+
+
+def _held_for(state: SessionState, result: LoadResult, fresh: bool) -> list[Held]:
+    if state.note:
+        result.warnings.append(state.note)
+    held = state.files
+    if fresh and held:
+        result.warnings.append(f"session {state.session} starts afresh (its context was cleared or compacted)")
+        held = []
+    elif state.scope is not None and state.scope != result.scope:
+        result.warnings.append(
+            f"session {state.session} switched from {state.scope} to {result.scope}: its earlier files no longer "
+            "count; loading starts again from the index",
+        )
+        held = []
+    state.scope = result.scope
+    return held
+
+
+def _run(repo: MemoryRepo, result: LoadResult, held: list[Held]) -> list[Held]:
+    """Fill `result`; returns the files the session holds afterwards."""
+    run = _Run(repo, result, held)
+    if result.mode == "group":
+        _load_group(run)
+    elif result.mode == "main":
+        _load_main(run)
+    else:
+        _load_dreaming(run)
+    result.files = run.breaker.loaded
+    result.skipped = run.breaker.skipped
+    return run.discipline.held
+
+
+def _group_of(repo: MemoryRepo, target: Target) -> str | None:
+    if target.room is not None:
+        group = resolve_room(repo, target.room)
+        if target.group is not None and target.group != group:
+            raise UsageError(f"--room {target.room} maps to group {group}, which contradicts --group {target.group}")
+        return group
+    return check_group_name(target.group) if target.group is not None else None
+
+
+def _index(run: _Run, rel: str, create_hint: str) -> str:
+    text = run.repo.read(rel)
+    if text is None:
+        raise StateError(f"{run.repo.repo_path(rel)} does not exist: no memory here yet; {create_hint}")
+    for problem in parse_routing(text).problems:
+        run.result.warnings.append(f"{run.repo.repo_path(rel)}:{problem.line}: {problem.message}")
+    run.breaker.offer(run.repo.repo_path(rel), text, "index")
+    return text
+
+
+def _route(choice: RouteChoice) -> Route:
+    return Route(choice.file, choice.priority, list(choice.hits), choice.reason)
+
+
+def _load_group(run: _Run) -> None:
+    group = run.result.group
+    assert group is not None
+    folder = layout.group_dir(group)
+    index_rel = layout.group_index(group)
+    text = _index(run, index_rel, f"`apm-git flush --scope group:{group}` creates it")
+    choice = rank_routes(parse_routing(text), run.result.intent)[0]
+    run.result.routes.append(_route(choice))
+    loaded = run.offer(
+        f"{folder}/{choice.file}", "routed", choice.priority, disciplined=True,
+        missing=f"missing: {run.repo.repo_path(index_rel)} routes to it, but it does not exist",
+    )
+    if loaded is None:
+        return
+    refs = _conventions_refs(loaded.text, group)
+    for extra in refs[1:]:
+        run.breaker.skipped.append(SkippedFile(
+            run.repo.repo_path(f"{folder}/{extra}"), CONVENTIONS, None,
+            f"only one conventions/ file per load; {refs[0]} came first",
+        ))
+    if refs:
+        run.offer(f"{folder}/{refs[0]}", CONVENTIONS, disciplined=True,
+                  missing=f"missing: {choice.file} refers to it, but it does not exist")
+
+
+def _conventions_refs(text: str, group: str) -> list[str]:
+    """The `conventions/…` files of this group that `text` names, in order of first mention."""
+    found: list[str] = []
+    for match in _CONVENTIONS_REF.finditer(text):
+        ref = match[0].removeprefix("./")
+        for prefix in (f"memory/groups/{group}/", f"groups/{group}/"):
+            ref = ref.removeprefix(prefix)
+        parts = ref.split("/")
+        safe = parts[0] == CONVENTIONS and len(parts) > 1 and all(part not in ("", ".", "..") for part in parts)
+        if safe and ref not in found:
+            found.append(ref)
+    return found
+
+
+def _load_main(run: _Run) -> None:
+    text = _index(run, layout.MAIN_INDEX, "`apm-git flush --scope main` creates it")
+    wanted = run.repo.config.load.max_core_files
+    chosen = 0
+    for choice in rank_routes(parse_routing(text), run.result.intent):
+        if chosen == wanted or run.breaker.tripped:
+            break
+        loaded = run.offer(
+            f"main/{choice.file}", "routed", choice.priority, disciplined=True,
+            missing=f"missing: {run.repo.repo_path(layout.MAIN_INDEX)} routes to it, but it does not exist",
+        )
+        if loaded is not None:
+            run.result.routes.append(_route(choice))
+            chosen += 1
+    run.journals(clock.today())
+    run.result.last_flush = _last_flush(run)
+
+
+def _last_flush(run: _Run) -> str:
+    try:
+        state = load_flush_state(run.repo)
+    except ApmGitError as error:
+        run.result.warnings.append(str(error))
+        return "unknown"
+    stamp = state["main_session"].get("last_flush_time")
+    moment = clock.parse_stamp(stamp) if isinstance(stamp, str) else None
+    return moment.strftime("%Y-%m-%d %H:%M") if moment else "never"
+
+
+def _load_dreaming(run: _Run) -> None:
+    run.offer(layout.INDEX, "L1", missing="missing: run `apm-git index` to build it")
+    run.journals(clock.today())
+    choice = domains.domain_of(run.result.intent)
+    if choice is None:
+        return
+    run.result.domain = choice.domain.name
+    run.result.domain_hits = list(choice.hits)
+    routing = run.repo.config.routing
+    for name in dict.fromkeys(routing[kind] for kind in choice.domain.kinds if kind in routing):
+        run.offer(name, "L2", missing=f"missing: the {choice.domain.name} domain calls for it")

@@ -1,0 +1,107 @@
+"""The two guards of `load`: the budget circuit breaker and the session's loading discipline."""
+from __future__ import annotations
+
+import dataclasses
+
+from apm_git import tokens
+from apm_git.config import Load
+from apm_git.session import Held
+
+CORE = ("P0", "P1", "P2")
+CONVENTIONS = "conventions"
+
+
+@dataclasses.dataclass
+class LoadedFile:
+    path: str  # repo-relative
+    role: str  # index, routed, conventions, journal, L1, L2
+    priority: str | None
+    tokens: int
+    file_tokens: int  # the whole file's count; more than `tokens` when it was cut
+    text: str
+    cut: str | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class SkippedFile:
+    path: str
+    role: str
+    priority: str | None
+    reason: str
+
+
+class Breaker:
+    """Loads files in order until the next would pass the budget; then stops, saying why.
+
+    Only the first file is ever cut (at a record boundary, or a line boundary in a file
+    without records): a later file that does not fit trips the breaker whole.
+    """
+
+    def __init__(self, budget: int, encoding: str) -> None:
+        self.budget = budget
+        self.encoding = encoding
+        self.used = 0
+        self.loaded: list[LoadedFile] = []
+        self.skipped: list[SkippedFile] = []
+        self.tripped: str | None = None
+
+    def offer(self, path: str, text: str, role: str, priority: str | None = None) -> LoadedFile | None:
+        if self.tripped is not None:
+            self.skipped.append(SkippedFile(path, role, priority, f"not loaded: the circuit breaker tripped at "
+                                                                  f"{self.tripped}"))
+            return None
+        full = tokens.count(text, self.encoding)
+        if self.used + full <= self.budget:
+            return self._take(LoadedFile(path, role, priority, full, full, text))
+        self.tripped = path
+        if self.loaded:
+            self.skipped.append(SkippedFile(
+                path, role, priority,
+                f"budget: its {full} tokens would bring the total to {self.used + full}, past the budget of "
+                f"{self.budget}",
+            ))
+            return None
+        fit = tokens.fit(text, self.budget - self.used, self.encoding)
+        units = f"{fit.unit}s" if fit.total != 1 else fit.unit
+        cut = (f"cut at a {fit.unit} boundary: kept {fit.kept} of {fit.total} {units} ({fit.tokens} of {full} "
+               f"tokens) to stay within the budget of {self.budget}")
+        return self._take(LoadedFile(path, role, priority, fit.tokens, full, fit.text, cut))
+
+    def _take(self, loaded: LoadedFile) -> LoadedFile:
+        self.used += loaded.tokens
+        self.loaded.append(loaded)
+        return loaded
+
+
+class Discipline:
+    """APM rule 3: at most `max_core_files` P0-P2 files, `max_p3_files` P3 files and one
+    `conventions/` file, counted across the loads of one session (or one load without a session).
+    A file the session already holds is delivered again without counting twice.
+    """
+
+    def __init__(self, limits: Load, held: list[Held]) -> None:
+        self.limits = limits
+        self.held = list(held)
+
+    def refusal(self, path: str, priority: str | None, role: str) -> str | None:
+        if any(item.path == path for item in self.held):
+            return None
+        if role == CONVENTIONS:
+            taken = [item.path for item in self.held if item.role == CONVENTIONS]
+            limit, what = 1, "conventions/ file"
+        elif priority == "P3":
+            taken = [item.path for item in self.held if item.priority == "P3"]
+            limit, what = self.limits.max_p3_files, "P3 file"
+        elif priority in CORE:
+            taken = [item.path for item in self.held if item.priority in CORE]
+            limit, what = self.limits.max_core_files, "P0-P2 files"
+        else:
+            return None
+        if len(taken) < limit:
+            return None
+        return (f"discipline: this session already holds {len(taken)} {what} (limit {limit}: "
+                f"{', '.join(taken)}); start a new session or switch scope to reset")
+
+    def hold(self, path: str, priority: str | None, role: str) -> None:
+        if all(item.path != path for item in self.held):
+            self.held.append(Held(path, priority, role))

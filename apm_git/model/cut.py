@@ -1,0 +1,17 @@
+"""Where a memory file may be cut: between records, or between lines in a file without records."""
+from __future__ import annotations
+
+from apm_git.model.records import parse, split_lines
+
+
+def record_units(text: str) -> list[str] | None:
+    """[preamble, record, …] whose concatenation is `text` (the preamble may be ""), or None
+    for a file without records.  A plain `## ` section after a record is a unit of its own."""
+    parsed = parse(text)
+    if not parsed.records:
+        return None
+    return [parsed.bom + parsed.preamble.text, *(block.text for block in parsed.blocks)]
+
+
+def line_units(text: str) -> list[str]:
+    return split_lines(text)

@@ -1,0 +1,68 @@
+"""Task lines of an `attention.md`: `- [status] task text (updated YYYY-MM-DD)` under `## Tasks`.
+
+A task is known by its text (case and spacing aside): setting the status of a known task
+rewrites that one line; a new task is added at the end of the Tasks section (which is
+created at the end of the file when there is none).  Every other byte stays as it was.
+"""
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import re
+
+from apm_git.model.records import BOM, split_lines, strip_eol
+
+TASKS_HEADING = "## Tasks"
+_HEADING = re.compile(r"##\s+tasks\s*", re.IGNORECASE)
+_TASK = re.compile(r"\s*[-*] \[(?P<status>[^\]\n]*)\] (?P<text>.*?)(?: \(updated \d{4}-\d{2}-\d{2}\))?\s*")
+
+
+@dataclasses.dataclass(frozen=True)
+class TaskEdit:
+    text: str  # the whole new file
+    line: int  # 1-based line of the task
+    added: bool  # True: a new task; False: an existing task's line was rewritten
+    previous: str | None  # the old status of an existing task
+
+
+def _key(task: str) -> str:
+    return " ".join(task.split()).casefold()
+
+
+def render_task(task: str, status: str, day: dt.date) -> str:
+    return f"- [{status}] {task} (updated {day.isoformat()})"
+
+
+def set_task(text: str, task: str, status: str, day: dt.date) -> TaskEdit:
+    bom = BOM if text.startswith(BOM) else ""
+    lines = split_lines(text[len(bom):])
+    newline = next((line[len(strip_eol(line)):] for line in lines if line.endswith("\n")), "\n")
+    new_line = render_task(task, status, day)
+    heading = next((index for index, line in enumerate(lines) if _HEADING.fullmatch(strip_eol(line))), None)
+    if heading is None:
+        body = "".join(lines)
+        if body and not body.endswith("\n"):
+            body += newline
+        if body and not body.endswith(newline * 2):
+            body += newline
+        full = body + TASKS_HEADING + newline + newline + new_line + newline
+        return TaskEdit(bom + full, full.count("\n"), True, None)
+    end = next((index for index in range(heading + 1, len(lines)) if lines[index].startswith("#")), len(lines))
+    for index in range(heading + 1, end):
+        match = _TASK.fullmatch(strip_eol(lines[index]))
+        if match and _key(match["text"]) == _key(task):
+            eol = lines[index][len(strip_eol(lines[index])):]
+            lines[index] = render_task(match["text"], status, day) + eol
+            return TaskEdit(bom + "".join(lines), index + 1, False, match["status"])
+    last = max((index for index in range(heading, end) if strip_eol(lines[index]).strip()), default=heading)
+    insert = [new_line + newline]
+    if last == heading:  # no task yet: the first goes under the blank line after the heading
+        if last + 1 < len(lines) and not strip_eol(lines[last + 1]).strip():
+            last += 1
+        else:
+            insert.insert(0, newline)
+    if not lines[last].endswith("\n"):
+        lines[last] += newline
+    at = last + 1
+    lines[at:at] = insert
+    return TaskEdit(bom + "".join(lines), at + len(insert), True, None)

@@ -1,0 +1,20 @@
+"""The README documents what the code does: the Dreaming domain table and the new commands."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from apm_git.config import DEFAULT_ROUTING
+from apm_git.model.domains import DOMAINS
+
+README = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+
+
+def test_domain_table_matches_the_code() -> None:
+    for domain in DOMAINS:
+        files = ", ".join(dict.fromkeys(DEFAULT_ROUTING[kind] for kind in domain.kinds))
+        assert f"| {domain.name} | {files} | {', '.join(domain.keywords)} |" in README, domain.name
+
+
+def test_commands_are_in_the_commands_table() -> None:
+    for command in ("load", "remember", "search", "hit"):
+        assert f"| `apm-git {command} " in README, command
