@@ -5,8 +5,8 @@
 
 Every day the agent writes about 8 journal entries of mixed kinds (a third of the days also
 a Light Sleep session-notes block), returns to earlier topics (the same fact again, a changed
-conclusion under the same title, or a similar title), uses entries (a hit bumps `hit_count`
-and `last_referenced`; popular topics get most of them), flushes once (`session-end`) and
+conclusion under the same title, or a similar title), uses entries (`apm-git hit`; popular
+topics get most of the hits), flushes once (`session-end`) and
 calls `dream`.  `APM_GIT_NOW` moves through the days, so every date and commit follows the
 simulated clock.  At the end it checks that every entry ever written is live, archived, or
 folded into one that is (`Merged`), that `history` finds them, and reads the line budgets.
@@ -34,13 +34,13 @@ from apm_git import clock  # noqa: E402
 from apm_git.commands.dream import dream  # noqa: E402
 from apm_git.commands.flush import flush  # noqa: E402
 from apm_git.commands.history import history  # noqa: E402
+from apm_git.commands.hit import hit  # noqa: E402
 from apm_git.commands.init import init  # noqa: E402
 from apm_git.commands.journal import add  # noqa: E402
 from apm_git.dreaming.items import collect_items  # noqa: E402
 from apm_git.errors import ApmGitError  # noqa: E402
 from apm_git.layout import journal_date  # noqa: E402
-from apm_git.model.fitness import Fitness  # noqa: E402
-from apm_git.model.records import Record, parse, set_field  # noqa: E402
+from apm_git.model.records import parse  # noqa: E402
 from apm_git.repo import MemoryRepo, open_repo  # noqa: E402
 
 START = dt.date(2026, 1, 1)
@@ -168,37 +168,23 @@ class Agent:
         self.written.update(item.entry_id for item in items)
 
     def use(self, day: dt.date) -> None:
-        """Entries get used: hits go mostly to popular topics, some to yesterday's journal."""
-        files = {name: parse(self.repo.read(name) or "") for name in dict.fromkeys(self.repo.config.routing.values())}
-        entries = [(name, index, block) for name, doc in files.items() for index, block in enumerate(doc.blocks)
-                   if isinstance(block, Record) and block.ok]
-        hits: dict[str, set[int]] = {}
-        for _ in range(self.rng.randint(3, 8)):
-            if not entries:
-                break
+        """Entries get used (`apm-git hit`): mostly those of popular topics, sometimes one of yesterday's journal."""
+        entries = [
+            (record.id, record.tags)
+            for name in dict.fromkeys(self.repo.config.routing.values())
+            for record in parse(self.repo.read(name) or "").entries
+        ]
+        used = []
+        for _ in range(self.rng.randint(3, 8) if entries else 0):
             tag = self.topic()[0]
-            matching = [entry for entry in entries if tag in entry[2].tags] or entries
-            name, index, _ = self.rng.choice(matching)
-            hits.setdefault(name, set()).add(index)
+            used.append(self.rng.choice([entry for entry in entries if tag in entry[1]] or entries)[0])
         yesterday = f"{(day - dt.timedelta(days=1)).isoformat()}.md"
         if self.rng.random() < 0.3 and self.repo.exists(yesterday):
-            doc = parse(self.repo.read(yesterday) or "")
-            files[yesterday] = doc
-            records = [index for index, block in enumerate(doc.blocks) if isinstance(block, Record) and block.ok]
+            records = parse(self.repo.read(yesterday) or "").entries
             if records:
-                hits[yesterday] = {self.rng.choice(records)}
-        for name, indexes in hits.items():
-            doc = files[name]
-            for index in indexes:
-                doc.blocks[index] = hit(doc.blocks[index], day)  # type: ignore[arg-type]
-            self.repo.write(name, doc.render())
-
-
-def hit(record: Record, day: dt.date) -> Record:
-    """`apm-git hit` in the model: one more use, today."""
-    fitness = record.fitness
-    assert fitness is not None
-    return set_field(record, "Fitness", Fitness(day, fitness.hit_count + 1, fitness.decision_value).render())
+                used.append(self.rng.choice(records).id)
+        if used:
+            hit(self.repo, used)
 
 
 def set_now(day: dt.date, hour: int = 9) -> None:
