@@ -192,3 +192,24 @@ def test_dry_run_says_what_it_would_do_and_changes_nothing(journals: MemoryRepo,
     assert "deep-sleep promoted 3 (dry run: nothing changed)" in ran.stdout
     assert "promote: 2026-04-08-token-refresh-race memory/2026-04-08.md -> memory/lessons.md (lesson)" in ran.stdout
     assert head(journals.root) == before and snapshot(journals.root) == files
+
+
+def test_an_edited_plan_may_archive_for_room_but_not_choose_the_score(journals: MemoryRepo, run_cli: Invoke,
+                                                                      tmp_path: Path) -> None:
+    repo = journals
+    write(repo.memory, "people.md", record("2026-01-01", "Old contact", "person", last="2026-01-01", value="LOW"),
+          *(record("2026-04-01", f"Contact {n}", "person") for n in range(4)))
+    flush(repo)
+    plan = json.loads(run_cli("--repo", str(repo.root), "deep-sleep", "--plan").stdout)
+    plan["archive"].append({"id": "2026-01-01-old-contact", "from": "memory/people.md",
+                            "to": "memory/archive/2026-04.md", "score": 999})
+    (tmp_path / "plan.json").write_text(json.dumps(plan))
+    ran = run_cli("--repo", str(repo.root), "deep-sleep", "--apply", str(tmp_path / "plan.json"))
+    assert ran.exit_code == 0, ran.stderr
+    assert ("Apm-Archive", "2026-01-01-old-contact memory/people.md -> memory/archive/2026-04.md (score 1)") in (
+        commit_trailers(repo.root)
+    )
+    archived = parse((repo.memory / "archive/2026-04.md").read_text()).entries[0]
+    assert archived.field("Archived") == (
+        "2026-04-10 (fitness score: 1, last_referenced: 2026-01-01, from memory/people.md)"
+    )

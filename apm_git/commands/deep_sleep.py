@@ -14,7 +14,7 @@ from apm_git.commands.consolidation import (
     live_entries,
     read_memory,
 )
-from apm_git.dreaming.execute import execute_deep_sleep, validate
+from apm_git.dreaming.execute import execute_deep_sleep, rescored, validate
 from apm_git.dreaming.plan import (
     DeepSleepPlan,
     PlanRefused,
@@ -68,6 +68,7 @@ def _plan(repo: MemoryRepo, memory: Memory, plan_data: Any, force: bool) -> Deep
         if problems:
             more = f" (and {len(problems) - 1} more problem(s))" if len(problems) > 1 else ""
             raise PlanRefused(f"plan refused, nothing was changed: {problems[0]}{more}")
+        plan = rescored(plan, memory, repo.config)
     live = live_entries(list(memory.categories.values()))
     check_guard(STAGE, len(plan.archivals), live, repo.config.rem.max_archive_share, force)
     return plan

@@ -17,7 +17,7 @@ from apm_git.dreaming.edit import append_records, rewrite, without_lines
 from apm_git.dreaming.items import JournalItem, collect_items
 from apm_git.dreaming.plan import Archival, DeepSleepPlan, Promotion
 from apm_git.dreaming.plan_deep_sleep import NEVER_PROMOTED, Memory, promoted_record
-from apm_git.dreaming.score import fitness_of, protected
+from apm_git.dreaming.score import fitness_of, protected, record_score
 from apm_git.model.records import Block, Record, RecordFile, parse
 
 _Action = TypeVar("_Action", Promotion, Archival)
@@ -193,6 +193,20 @@ def _once_each(actions: list[_Action], verb: str, problems: list[str]) -> list[_
             problems.append(f"{action.entry_id}: the id is {verb} twice")
         seen.add(action.entry_id)
     return actions
+
+
+def rescored(plan: DeepSleepPlan, memory: Memory, config: Config) -> DeepSleepPlan:
+    """The plan with each archival's score computed from its record (an edited plan's number is not trusted)."""
+    records = {
+        (name, record.id): record
+        for name in {a.source for a in plan.archivals}
+        for record in parse(memory.categories.get(name, "")).entries
+    }
+    plan.archivals = [
+        dataclasses.replace(a, score=record_score(records[a.source, a.entry_id], plan.day, config.rem))
+        for a in plan.archivals
+    ]
+    return plan
 
 
 def _budget_problems(plan: DeepSleepPlan, memory: Memory, config: Config) -> list[str]:
