@@ -133,3 +133,12 @@ def test_group_experience_is_scored_and_budgets_hold(repo: MemoryRepo, run_cli: 
     archived = [value for key, value in commit_trailers(repo.root) if key == "Apm-Archive"]
     assert archived and all("memory/groups/team-a/experience.md" in value for value in archived)
     assert archived[0].startswith("2026-05-01-group-lesson-0 ")  # the least recently used goes first
+
+
+def test_the_same_run_again_at_the_same_moment_makes_no_commit(memory: MemoryRepo, run_cli: Invoke) -> None:
+    assert run_cli("--repo", str(memory.root), "rem").exit_code == 0
+    before = head(memory.root)
+    ran = run_cli("--repo", str(memory.root), "rem")
+    assert ran.exit_code == 0, ran.stderr
+    assert ran.stdout.startswith("apm-git: rem nothing to change; nothing changed since the last run, so no commit")
+    assert head(memory.root) == before and git(memory.root, "status", "--porcelain") == ""

@@ -19,6 +19,8 @@ VERBS = {
 def _stage_text(result: Any) -> str:
     if result.dry_run:
         head = f"apm-git: {result.subject} (dry run: nothing changed)"
+    elif result.commit is None:
+        head = f"apm-git: {result.subject}; nothing changed since the last run, so no commit"
     else:
         head = f"apm-git: {result.subject}; committed {result.commit[:12]}"
         if result.flushed:

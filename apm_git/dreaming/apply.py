@@ -78,8 +78,11 @@ def commit_run(
     trailers: list[tuple[str, str]],
     body: str,
     today: dt.date,
-) -> str:
-    """Write `changes`, record the run in flush-state.json, rebuild INDEX.md, and commit it all as one."""
+) -> str | None:
+    """Write `changes`, record the run in flush-state.json, rebuild INDEX.md, and commit it all as one.
+
+    None when the run changed no byte (the same run again at the same moment): there is nothing to commit.
+    """
     tx = Transaction(repo)
     staged = False
     try:
@@ -96,8 +99,11 @@ def commit_run(
         save_flush_state(repo, state)
         tx.guard(layout.INDEX)
         refresh_index(repo, today)
+        paths = [repo.repo_path(rel) for rel in tx.touched]
+        if not git.status(repo.root, paths):
+            return None  # run again at the same moment: not even the recorded time changed
         staged = True
-        return commit(repo, [repo.repo_path(rel) for rel in tx.touched], subject, trailers, body)
+        return commit(repo, paths, subject, trailers, body)
     except OSError as error:
         _undo(repo, tx, staged)
         where = f" {error.filename}" if error.filename else ""
