@@ -94,4 +94,5 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0  # pragma: no cover - cli.main always exits
 
 
+import apm_git.cli.checks  # noqa: E402,F401  (registers lint)
 from apm_git.cli import core  # noqa: E402,F401  (registers the commands)
