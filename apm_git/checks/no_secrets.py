@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import re
 import string
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, NamedTuple
 
 from apm_git.checks.snapshot import Finding, Snapshot
@@ -82,15 +82,21 @@ def candidates(text: str) -> list[Candidate]:
     for match in _TOKEN.finditer(text):
         if match[0].lower() != "aws" or _QUOTED_40.search(line_at(match.start())[1]):
             at(match.start())
+    for position, value in assignments(text, _high_entropy):
+        at(position).values.append(value)
+    return [candidate for number, candidate in sorted(found.items()) if ALLOW not in candidate.text]
+
+
+def assignments(text: str, keep: Callable[[str], bool] = lambda value: True) -> Iterator[tuple[int, str]]:
+    """(position, value) of each `key=value`, and of `key: value` where the key names a secret."""
     for match in _ASSIGNED.finditer(text):
         value = match[1]
-        if not _high_entropy(value):
+        if not keep(value):  # the cheap test first: most values are ordinary words
             continue
         key = _KEY.search(text, max(0, match.start() - 100), match.start())
         # `key: value` is everyday Markdown; only a key that names a secret makes it an assignment.
         if key and (text[match.start()] == "=" or _SECRET_KEY.search(key[1])):
-            at(match.start()).values.append(value)
-    return [candidate for number, candidate in sorted(found.items()) if ALLOW not in candidate.text]
+            yield match.start(), value
 
 
 def detect(path: str, lines: Iterable[Candidate]) -> Iterator[tuple[int, str]]:
