@@ -99,12 +99,15 @@ def gather(
     with_changed: bool = False,
     all_files: bool = False,
     pathspecs: Sequence[str] | None = None,
+    base_texts: bool = False,
 ) -> Snapshot:
     """The snapshot of a comparison.
 
     The per-file checks look at `targets` (files, or folders meaning every file in them),
     plus the changed files when `with_changed` or when no targets are given; `all_files`:
-    every memory file on the new side.
+    every memory file on the new side.  The base side's text is read for append-only
+    files, for Markdown files whose entry ids the cache lacks, and for all changed files
+    with `base_texts` (flush, which may put a file back as it was).
     """
     memory = repo.memory_prefix
     listing = _listing(repo, sides.new)
@@ -132,16 +135,29 @@ def gather(
     index_md = f"{memory}/INDEX.md"
     wanted = {change.path for change in changes if change.status != "D"} | set(chosen) | {index_md}
     new_blobs = {path: listing[path] for path in sorted(wanted) if path in listing}
-    blobs = git.cat_files(repo.root, {blob for blob in [*new_blobs.values(), *base_blobs.values()] if blob})
+    cached = entry_cache.load(repo.state_dir)
+    base_summaries = {path: cached[blob] for path, blob in base_blobs.items() if blob in cached}
+    base_needed = {path: blob for path, blob in base_blobs.items()
+                   if base_texts or path not in base_summaries or _append_only(repo, path)}
+    blobs = git.cat_files(repo.root, {blob for blob in [*new_blobs.values(), *base_needed.values()] if blob})
     unreadable: dict[str, tuple[int, str]] = {}
     new = _decode(repo, new_blobs, blobs, unreadable)
-    base = _decode(repo, base_blobs, blobs)
+    base = _decode(repo, base_needed, blobs)
     snap = Snapshot(
         repo.config, changes, base, new, chosen, frozenset(listing), EntryIndex({}),
-        unreadable=unreadable, base_name=sides.base_name,
+        unreadable=unreadable, base_name=sides.base_name, base_summaries=base_summaries,
     )
-    snap.entries = EntryIndex(_summaries(repo, snap, listing))
+    keep = {blob: cached[blob] for blob in base_blobs.values() if blob in cached}  # the next run's base
+    for path, blob in base_needed.items():
+        if blob and blob not in keep and path in base and path.endswith(".md"):
+            keep[blob] = summarize(snap.parsed_base(path))
+    snap.entries = EntryIndex(_summaries(repo, snap, listing, cached, keep))
     return snap
+
+
+def _append_only(repo: MemoryRepo, path: str) -> bool:
+    rel = repo.memory_rel(path)
+    return rel is not None and repo.config.is_append_only(rel)
 
 
 def _under(listing: Iterable[str], targets: Iterable[str]) -> set[str]:
@@ -191,10 +207,11 @@ def _in_scope(repo: MemoryRepo, pathspecs: list[str], listing: dict[str, str | N
     return {path for path in listing if path in tracked} | set(git.untracked(repo.root, pathspecs)) & set(listing)
 
 
-def _summaries(repo: MemoryRepo, snap: Snapshot, listing: dict[str, str | None]) -> dict[str, str]:
-    """path -> entry summary of every Markdown file on the new side, from texts at hand or the blob cache."""
-    cached = entry_cache.load(repo.state_dir)
-    keep: dict[str, str] = {}
+def _summaries(
+    repo: MemoryRepo, snap: Snapshot, listing: dict[str, str | None], cached: dict[str, str], keep: dict[str, str],
+) -> dict[str, str]:
+    """path -> entry summary of every Markdown file on the new side, from texts at hand or the blob cache;
+    the cache is rewritten to hold these files' blobs and `keep`."""
     summaries: dict[str, str] = {}
     missing: dict[str, str | None] = {}
     for path, blob in listing.items():

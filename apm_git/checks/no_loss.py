@@ -17,11 +17,10 @@ ID = "apm-no-loss"
 def validate(snap: Snapshot) -> Iterator[Finding]:
     before: dict[str, tuple[str, int]] = {}
     for change in snap.changes:
-        if change.status == "A" or change.path not in snap.base or snap.kind(change.path) not in RECORD_KINDS:
+        if change.status == "A" or snap.kind(change.path) not in RECORD_KINDS:
             continue
-        for record in snap.parsed_base(change.path).records:
-            if record.date and record.title:
-                before.setdefault(record.id, (change.path, record.line_no))
+        for entry, line in snap.base_entries(change.path).items():
+            before.setdefault(entry, (change.path, line))
     if not before:
         return
     after = {

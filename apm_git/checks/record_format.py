@@ -97,7 +97,7 @@ def validate(snap: Snapshot) -> Iterator[Finding]:
         for problem in validator(snap.new[path], parsed):
             yield Finding(path, problem.line, ID, problem.message)
         if kind in RECORD_KINDS:
-            before = {record.id for record in snap.parsed_base(path).records} if path in snap.base else set()
+            before = set(snap.base_entries(path)) if snap.at_base(path) else set()
             for record in parsed.records:
                 if record.date and record.title and record.id not in before:
                     fresh.setdefault(record.id, []).append((path, record.line_no))

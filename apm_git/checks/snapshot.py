@@ -9,7 +9,7 @@ import dataclasses
 from collections.abc import Collection
 from typing import Any, NamedTuple
 
-from apm_git.checks.entries import EntryIndex, summarize
+from apm_git.checks.entries import EntryIndex, entry_lines, summarize
 from apm_git.config import JOURNAL_NAME, Config
 from apm_git.model.records import RecordFile, parse
 from apm_git.pathglob import glob_match
@@ -78,6 +78,7 @@ class Snapshot:
     entries: EntryIndex  # every entry id on the new side
     unreadable: dict[str, tuple[int, str]] = dataclasses.field(default_factory=dict)  # path -> (line, why)
     base_name: str = "HEAD"
+    base_summaries: dict[str, str] = dataclasses.field(default_factory=dict)  # path -> entry summary at the base
     _parsed: dict[tuple[str, str], RecordFile] = dataclasses.field(default_factory=dict, repr=False)
 
     def rel(self, path: str) -> str | None:
@@ -96,6 +97,22 @@ class Snapshot:
     def parsed_base(self, path: str) -> RecordFile:
         """The base side of `path`, parsed once."""
         return self._parse("base", path, self.base)
+
+    def at_base(self, path: str) -> bool:
+        """Whether a changed path existed at the base (it was modified or deleted, not added)."""
+        return any(change.path == path and change.status != "A" for change in self.changes)
+
+    def base_entries(self, path: str) -> dict[str, int]:
+        """Entry id -> line of each entry of `path` at the base: from the entry cache, else parsed."""
+        found: dict[str, int] = {}
+        if path in self.base_summaries:
+            for line, entry in entry_lines(self.base_summaries[path]):
+                found.setdefault(entry, line)
+            return found
+        for record in self.parsed_base(path).records:
+            if record.date and record.title:
+                found.setdefault(record.id, record.line_no)
+        return found
 
     def leave_out(self, paths: Collection[str]) -> None:
         """Treat `paths` as unchanged: the snapshot of a commit that leaves them out."""

@@ -82,7 +82,8 @@ def _check(repo: MemoryRepo, scope: Scope, pathspecs: list[str], today: dt.date,
     the commit lacks.
     """
     try:
-        snap = gather(repo, Sides(git.head(repo.root), WORKTREE, "HEAD", "the work tree"), pathspecs=pathspecs)
+        sides = Sides(git.head(repo.root), WORKTREE, "HEAD", "the work tree")
+        snap = gather(repo, sides, pathspecs=pathspecs, base_texts=True)
     except ApmGitError as error:
         result.findings.append(f"the checks could not run: {error}")
         snap = None
