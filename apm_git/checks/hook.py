@@ -46,11 +46,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 def run_hook(hook: str, files: list[str], key: str | None) -> Found:
     """Every check for this comparison (base HEAD or PRE_COMMIT_FROM_REF, new side the index or
     PRE_COMMIT_TO_REF); the findings are stored under `key`, and this hook's are returned."""
+    from pathlib import Path
+
     from apm_git.checks.gather import INDEX, gather, resolve_sides
     from apm_git.checks.run import run_checks
     from apm_git.repo import open_repo
 
-    repo = open_repo()
+    repo = open_repo(Path.cwd())  # the repository git runs the hook in, whatever APM_GIT_REPO says
     prefix = repo.memory_prefix + "/"
     path = repo.state_dir / CACHE
     earlier = _read(path, key)[0] if key else set()
