@@ -12,7 +12,7 @@ blob id, so a commit never re-reads the rest of a large memory.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
@@ -62,7 +62,7 @@ def _commit(root: Path, ref: str, option: str) -> str:
 
 def _decode(
     repo: MemoryRepo,
-    wanted: dict[str, str | None],
+    wanted: Mapping[str, str | None],
     blobs: dict[str, bytes | None],
     unreadable: dict[str, tuple[int, str]] | None = None,
 ) -> dict[str, str]:
@@ -111,20 +111,7 @@ def gather(
     """
     memory = repo.memory_prefix
     listing = _listing(repo, sides.new)
-    raw = _changes(repo, sides, list(pathspecs or [memory]), listing)
-    changes: list[Change] = []
-    base_blobs: dict[str, str | None] = {}
-    for change in raw:
-        if change.old_path is not None:  # a rename: a deletion and an addition
-            if change.status == "R":
-                changes.append(Change("D", change.old_path))
-                base_blobs[change.old_path] = change.old_blob
-            changes.append(Change("A", change.path))
-        else:
-            status = {"A": "A", "D": "D"}.get(change.status, "M")
-            changes.append(Change(status, change.path))
-            if status != "A":
-                base_blobs[change.path] = change.old_blob
+    changes, base_blobs = _split(_changes(repo, sides, list(pathspecs or [memory]), listing))
     changed = {change.path for change in changes if change.status != "D" and change.path in listing}
     if all_files:
         chosen = sorted(listing)
@@ -132,8 +119,7 @@ def gather(
         chosen = sorted(_under(listing, targets) | (changed if with_changed else set()))
     else:
         chosen = sorted(changed)
-    index_md = f"{memory}/INDEX.md"
-    wanted = {change.path for change in changes if change.status != "D"} | set(chosen) | {index_md}
+    wanted = changed | set(chosen) | {f"{memory}/INDEX.md"}
     new_blobs = {path: listing[path] for path in sorted(wanted) if path in listing}
     cached = entry_cache.load(repo.state_dir)
     base_summaries = {path: cached[blob] for path, blob in base_blobs.items() if blob in cached}
@@ -153,6 +139,24 @@ def gather(
             keep[blob] = summarize(snap.parsed_base(path))
     snap.entries = EntryIndex(_summaries(repo, snap, listing, cached, keep))
     return snap
+
+
+def _split(raw: list[git.RawChange]) -> tuple[list[Change], dict[str, str]]:
+    """The changes (a rename is a deletion and an addition) and the base blob of each path that had one."""
+    changes: list[Change] = []
+    base_blobs: dict[str, str] = {}
+    for change in raw:
+        if change.old_path is not None:
+            if change.status == "R":  # a copy (C) leaves its source in place
+                changes.append(Change("D", change.old_path))
+                base_blobs[change.old_path] = change.old_blob
+            changes.append(Change("A", change.path))
+            continue
+        status = {"A": "A", "D": "D"}.get(change.status, "M")
+        changes.append(Change(status, change.path))
+        if status != "A":
+            base_blobs[change.path] = change.old_blob
+    return changes, base_blobs
 
 
 def _append_only(repo: MemoryRepo, path: str) -> bool:

@@ -71,7 +71,7 @@ def file_kind(rel: str, config: Config) -> str | None:
 class Snapshot:
     config: Config
     changes: list[Change]
-    base: dict[str, str]  # base text of each changed path that existed at the base
+    base: dict[str, str]  # base text of the changed paths that need it (append-only files, cache misses)
     new: dict[str, str]  # new-side text of each changed path and each target
     targets: list[str]  # the files the per-file checks look at
     files: frozenset[str]  # every memory file on the new side

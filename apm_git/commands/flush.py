@@ -82,30 +82,30 @@ def _check(repo: MemoryRepo, scope: Scope, pathspecs: list[str], today: dt.date,
     the commit lacks.
     """
     try:
-        sides = Sides(git.head(repo.root), WORKTREE, "HEAD", "the work tree")
-        snap = gather(repo, sides, pathspecs=pathspecs, base_texts=True)
+        snap = gather(repo, Sides(git.head(repo.root), WORKTREE, "HEAD", "the work tree"), pathspecs=pathspecs,
+                      base_texts=True)
     except ApmGitError as error:
         result.findings.append(f"the checks could not run: {error}")
         snap = None
     if snap is not None:
         secrets = list(no_secrets.validate(snap))
         result.withheld = sorted({finding.path for finding in secrets})
-        snap.leave_out(result.withheld)
         result.findings += [str(finding) for finding in secrets]
+        snap.leave_out(result.withheld)
+    index_error = None
     if scope.covers_dreaming:
-        new_files = [name for path in result.withheld if snap and path not in snap.base
-                     for name in [repo.memory_rel(path)] if name]
+        added = [repo.memory_rel(path) or path for path in result.withheld if snap and path not in snap.base]
         try:
-            if refresh_index(repo, today, exclude=new_files) and snap is not None:
+            if refresh_index(repo, today, exclude=added) and snap is not None:
                 snap.set_new(repo.repo_path(layout.INDEX), repo.read(layout.INDEX) or "")
         except InvalidUtf8 as error:  # saving memory matters more than a fresh index
-            result.findings.append(str(error))
-    if snap is None:
-        return
-    hooks = [hook for hook in CHECKS if hook != no_secrets.ID and (scope.covers_dreaming or hook != index_fresh.ID)]
-    reported = {finding.split(": ", 1)[0] for finding in result.findings}
-    result.findings += [str(finding) for finding in run_checks(snap, hooks)
-                        if f"{finding.path}:{finding.line}" not in reported]
+            index_error = str(error)
+            result.findings.append(index_error)
+    if snap is not None:
+        hooks = [hook for hook in CHECKS if hook != no_secrets.ID and (scope.covers_dreaming or hook != index_fresh.ID)]
+        for finding in run_checks(snap, hooks):
+            if not (index_error and index_error.startswith(f"{finding.path}:{finding.line}: ")):  # said once
+                result.findings.append(str(finding))
 
 
 def _still_busy(repo: MemoryRepo, pathspecs: list[str]) -> str | None:
