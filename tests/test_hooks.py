@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -25,6 +26,12 @@ def commit(root: Path, message: str = "change") -> Ran:
     git(root, "add", "-A")
     proc = subprocess.run(("git", "commit", "-m", message), cwd=root, capture_output=True, text=True, check=False)
     return Ran(proc.returncode, proc.stdout + proc.stderr, proc.stderr)
+
+
+def verdict(output: str, hook_id: str) -> str:
+    """Passed, Failed or Skipped: what pre-commit printed for a hook."""
+    (line,) = [line for line in output.splitlines() if line.startswith(hook_id + ".")]
+    return line.rsplit(".", 1)[1].split(")")[-1]
 
 
 def append(path: Path, text: str) -> None:
@@ -142,3 +149,37 @@ def test_hooks_never_modify_files(hooked: Path) -> None:
     before = git(hooked, "status", "--porcelain")
     assert commit(hooked).exit_code == 1
     assert git(hooked, "status", "--porcelain") == before
+
+
+def test_pre_commit_run_between_two_refs_as_ci_does(hooked: Path) -> None:
+    append(hooked / "memory/lessons.md", "\n## [2026-04-06] Broken\n- Tags: lesson\n- Body: no fitness\n")
+    git(hooked, "commit", "-qam", "sneak it in", "--no-verify")
+    proc = subprocess.run((sys.executable, "-m", "pre_commit", "run", "--from-ref", "HEAD~1", "--to-ref", "HEAD"),
+                          cwd=hooked, capture_output=True, text=True, check=False)
+    assert proc.returncode == 1
+    assert "memory/lessons.md:7: apm-record-format: missing field '- Fitness:'" in proc.stdout
+
+
+def test_a_journal_moved_whole_into_the_archive_is_accepted(hooked: Path) -> None:
+    env = {"APM_GIT_NOW": "2026-04-06T10:00:00"}
+    assert run_apm("journal", "add", "Chose Redis", "--kind", "decision", cwd=hooked, env=env).exit_code == 0
+    assert run_apm("flush", cwd=hooked, env=env).exit_code == 0
+    (hooked / "memory/archive/journals").mkdir(parents=True)
+    git(hooked, "mv", "memory/2026-04-06.md", "memory/archive/journals/2026-04-06.md")
+    ran = commit(hooked)
+    assert ran.exit_code == 1 and "names the journal 2026-04-06.md, which does not exist" in ran.stdout
+    assert verdict(ran.stdout, "apm-index-fresh") == "Failed"
+    assert [verdict(ran.stdout, hook) for hook in ("apm-no-loss", "apm-append-only", "apm-record-format")] == [
+        "Passed", "Passed", "Passed"]
+    assert run_apm("index", cwd=hooked, env=env).exit_code == 0
+    ran = commit(hooked)
+    assert ran.exit_code == 0, ran.stdout
+
+
+def test_hooks_in_a_linked_worktree(hooked: Path, tmp_path: Path) -> None:
+    git(hooked, "worktree", "add", "-q", str(tmp_path / "other"), "-b", "other")
+    other = tmp_path / "other"
+    append(other / "memory/people.md", "".join(f"- note {n}\n" for n in range(120)))
+    ran = commit(other)
+    assert ran.exit_code == 1 and "memory/people.md:101: apm-budget: 125/100 lines" in ran.stdout
+    assert (hooked / ".git/worktrees/other/apm-git/hook-findings").is_file()
