@@ -78,6 +78,7 @@ def test_a_broken_config_stops_init_with_one_line(tmp_path: Path, run_cli: Invok
     assert ran.exit_code == 3
     assert ran.stderr.strip().startswith("apm-git: .pre-commit-config.yaml:") and "fix it" in ran.stderr
     assert (root / ".pre-commit-config.yaml").read_text() == "repos: [\n  - oops\n"
+    assert not (root / "apm.yaml").exists() and not (root / "memory").exists()  # nothing written
     (root / ".pre-commit-config.yaml").write_text("- just a list\n")
     ran = run_cli("init", str(root), "--no-install")
     assert ran.exit_code == 3 and "`repos:` list" in ran.stderr

@@ -8,7 +8,7 @@ from apm_git import clock, git, layout, templates
 from apm_git.commands import precommit
 from apm_git.commands.index import build_index
 from apm_git.commit import commit
-from apm_git.config import CONFIG_FILE, load_config
+from apm_git.config import CONFIG_FILE, load_config, parse_config
 from apm_git.repo import MemoryRepo, decode, find_root, write_atomic
 from apm_git.state import group_names
 
@@ -39,10 +39,12 @@ def init(path: Path, *, install: bool = True) -> InitResult:
     root, git_dir = found
     created: list[str] = []
     updated: list[str] = []
-    if _create(root / CONFIG_FILE, templates.render("init/apm.yaml").encode()):
+    apm_yaml = templates.render("init/apm.yaml")
+    config = load_config(root) if (root / CONFIG_FILE).exists() else parse_config(apm_yaml)
+    hooks_config = precommit.with_apm_hooks(root, config.memory_dir)  # a broken config stops init before any write
+    if _create(root / CONFIG_FILE, apm_yaml.encode()):
         created.append(CONFIG_FILE)
-    repo = MemoryRepo(root, git_dir, load_config(root))
-    hooks_config = precommit.with_apm_hooks(root, repo.memory_prefix)  # a broken config stops init here
+    repo = MemoryRepo(root, git_dir, config)
     today = clock.today()
     memory_values = {"memory_dir": repo.memory_prefix}
     for rel in templates.tree("init/memory"):
