@@ -30,6 +30,8 @@ echo '{"session_id": "demo-2", "hook_event_name": "PreCompact", "trigger": "auto
 
 echo "== apm-git status"
 apm-git status
+echo "== apm-git lint --all (the checks of the pre-commit hooks, in one process)"
+apm-git lint --all
 echo "== git log"
 git --no-pager log --format='%h %ad %s%n%(trailers:only,unfold)' --date=short
 echo "Demo memory repository: $demo"

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from apm_git import __version__, cache
 from apm_git.errors import ConfigError
 from apm_git.pathglob import glob_match
 
@@ -117,15 +118,52 @@ _SECTIONS: dict[str, type[Any]] = {
 }
 
 
-def load_config(root: Path) -> Config:
+def load_config(root: Path, cache_path: Path | None = None) -> Config:
+    """`apm.yaml` of the repository at `root`.
+
+    With `cache_path`, a parsed copy is kept there (marshal), keyed by the file's bytes, so
+    a process that only needs the settings skips importing and running ruamel.yaml.
+    """
     path = root / CONFIG_FILE
     try:
-        text = path.read_text(encoding="utf-8")
+        data = path.read_bytes()
     except FileNotFoundError:
         raise ConfigError(f"{path} is missing; run `apm-git init` to create it") from None
+    if cache_path is not None:
+        cached = _read_cache(cache_path, data)
+        if cached is not None:
+            return cached
+    try:
+        text = data.decode("utf-8")
     except UnicodeDecodeError as error:
         raise ConfigError(f"{CONFIG_FILE} is not valid UTF-8 (byte {error.start}); fix the file") from None
-    return parse_config(text)
+    config = parse_config(text)
+    if cache_path is not None:
+        _write_cache(cache_path, data, config)
+    return config
+
+
+def _cache_tag() -> tuple[str, ...]:
+    kinds: list[type[Any]] = [Config, *_SECTIONS.values()]
+    return (__version__, *(field.name for kind in kinds for field in dataclasses.fields(kind)))
+
+
+def _read_cache(path: Path, data: bytes) -> Config | None:
+    cached = cache.read(path)
+    if not (isinstance(cached, tuple) and len(cached) == 3 and cached[:2] == (_cache_tag(), data)):
+        return None
+    plain: dict[str, Any] = cached[2]
+    try:
+        sections = {name: kind(**plain[name]) for name, kind in _SECTIONS.items()}
+        return Config(**{**plain, **sections, "append_only": tuple(plain["append_only"])})
+    except (TypeError, KeyError):
+        return None
+
+
+def _write_cache(path: Path, data: bytes, config: Config) -> None:
+    plain = dataclasses.asdict(config)
+    plain["budgets"], plain["routing"] = dict(config.budgets), dict(config.routing)
+    cache.write(path, (_cache_tag(), data, plain))
 
 
 def parse_config(text: str) -> Config:

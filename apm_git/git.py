@@ -11,6 +11,7 @@ import os
 import subprocess
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 from apm_git.errors import GitError
 
@@ -169,3 +170,74 @@ FALLBACK_IDENTITY = {
     "GIT_COMMITTER_NAME": "apm-git",
     "GIT_COMMITTER_EMAIL": "apm-git@localhost",
 }
+
+
+def commit_id(root: Path, ref: str) -> str | None:
+    """The commit a ref names, or None when it names none."""
+    proc = run(root, "rev-parse", "--verify", "-q", "--end-of-options", f"{ref}^{{commit}}", check=False)
+    return proc.stdout.decode().strip() or None
+
+
+def merge_base(root: Path, one: str, other: str) -> str | None:
+    proc = run(root, "merge-base", one, other, check=False)
+    return proc.stdout.decode().strip() or None
+
+
+REGULAR_MODES = ("100644", "100755")
+
+
+def index_blobs(root: Path, pathspecs: Sequence[str]) -> dict[str, str]:
+    """path -> blob id of the regular files staged (stage 0) in the index, from one `git ls-files -s`."""
+    blobs = {}
+    for line in split_z(run(root, "ls-files", "-s", "-z", "--", *pathspecs).stdout):
+        meta, path = line.split("\t", 1)
+        mode, blob, stage = meta.split()
+        if mode in REGULAR_MODES and stage == "0":
+            blobs[path] = blob
+    return blobs
+
+
+def tree_blobs(root: Path, rev: str, pathspecs: Sequence[str]) -> dict[str, str]:
+    """path -> blob id of the regular files in a commit's tree, from one `git ls-tree -r`."""
+    blobs = {}
+    for line in split_z(run(root, "ls-tree", "-r", "-z", rev, "--", *pathspecs).stdout):
+        meta, path = line.split("\t", 1)
+        mode, kind, blob = meta.split()
+        if mode in REGULAR_MODES and kind == "blob":
+            blobs[path] = blob
+    return blobs
+
+
+def untracked(root: Path, pathspecs: Sequence[str]) -> list[str]:
+    return split_z(run(root, "ls-files", "-o", "-z", "--exclude-standard", "--", *pathspecs).stdout)
+
+
+def unstaged(root: Path, pathspecs: Sequence[str]) -> list[str]:
+    """Tracked files whose work tree may differ from the index (by stat data: a superset)."""
+    return split_z(run(root, "diff-files", "--name-only", "-z", "--", *pathspecs).stdout)
+
+
+class RawChange(NamedTuple):
+    """One change of `git diff-* --raw -M`: status letter, blob ids (all zeros: the work tree), paths."""
+
+    status: str
+    old_blob: str
+    new_blob: str
+    path: str
+    old_path: str | None = None
+
+
+def diff_raw(root: Path, *args: str, pathspecs: Sequence[str]) -> list[RawChange]:
+    """`git <args> --raw -z -M -- <pathspecs>` (diff-index or diff-tree), parsed."""
+    parts = split_z(run(root, *args, "--raw", "-z", "-M", "--", *pathspecs).stdout)
+    changes = []
+    index = 0
+    while index < len(parts):
+        _, _, old_blob, new_blob, status = parts[index].lstrip(":").split()
+        if status[0] in "RC":
+            changes.append(RawChange(status[0], old_blob, new_blob, parts[index + 2], parts[index + 1]))
+            index += 3
+        else:
+            changes.append(RawChange(status[0], old_blob, new_blob, parts[index + 1]))
+            index += 2
+    return changes

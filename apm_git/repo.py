@@ -4,7 +4,6 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -12,6 +11,8 @@ from apm_git.config import CONFIG_FILE, Config, load_config
 from apm_git.errors import NotAMemoryRepo, StateError, UnsafePath, UsageError
 
 ENV_REPO = "APM_GIT_REPO"
+STATE_DIR = "apm-git"  # under the git dir: locks, caches, session state
+CONFIG_CACHE = "config.cache"
 GROUP_NAME = re.compile(r"[a-z0-9][a-z0-9._-]{0,63}")
 
 
@@ -45,7 +46,7 @@ class MemoryRepo:
     @property
     def state_dir(self) -> Path:
         """apm-git's private state (locks, sessions, caches), under the git dir, never in the tree."""
-        path = self.git_dir / "apm-git"
+        path = self.git_dir / STATE_DIR
         path.mkdir(exist_ok=True)
         return path
 
@@ -96,11 +97,14 @@ def decode(data: bytes, name: str) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:
-        line = data.count(b"\n", 0, error.start) + 1
-        raise InvalidUtf8(
-            f"{name}:{line}: not valid UTF-8 (byte {error.start}); "
-            "re-save the file as UTF-8 — apm-git leaves it untouched",
-        ) from None
+        line, message = utf8_problem(data, error)
+        raise InvalidUtf8(f"{name}:{line}: {message}") from None
+
+
+def utf8_problem(data: bytes, error: UnicodeDecodeError) -> tuple[int, str]:
+    """The line of an invalid UTF-8 byte, and what to do about it."""
+    line = data.count(b"\n", 0, error.start) + 1
+    return line, f"not valid UTF-8 (byte {error.start}); re-save the file as UTF-8 — apm-git leaves it untouched"
 
 
 def safe_join(base: Path, rel: str) -> Path:
@@ -121,6 +125,8 @@ def write_atomic(path: Path, data: bytes) -> None:
     """Replace `path` whole or not at all; a crash never leaves half a memory file."""
     path.parent.mkdir(parents=True, exist_ok=True)
     mode = path.stat().st_mode & 0o777 if path.exists() else None
+    import tempfile  # lazily: a read-only process (a pre-commit hook) never pays for it
+
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
@@ -160,4 +166,4 @@ def open_repo(explicit: Path | None = None) -> MemoryRepo:
     root, git_dir = found
     if not (root / CONFIG_FILE).is_file():
         raise NotAMemoryRepo(f"{root} has no {CONFIG_FILE}: not a memory repository; run `apm-git init {root}`")
-    return MemoryRepo(root, git_dir, load_config(root))
+    return MemoryRepo(root, git_dir, load_config(root, git_dir / STATE_DIR / CONFIG_CACHE))

@@ -15,18 +15,31 @@ GROUP_NAMES = "group_names.json"
 FLUSH_STATE = "flush-state.json"
 
 
-def _load_json(repo: MemoryRepo, rel: str) -> Any:
-    text = repo.read(rel)
-    if text is None:
-        return None
-    name = repo.repo_path(rel)
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as error:
-        raise CorruptStateFile(
-            f"{name}:{error.lineno}:{error.colno}: not valid JSON ({error.msg}); the file is left "
-            f"untouched — fix it, or restore it with `git checkout -- {name}`",
-        ) from None
+def json_error(error: json.JSONDecodeError) -> str:
+    return f"{error.lineno}:{error.colno}: not valid JSON ({error.msg})"
+
+
+def group_names_problem(data: Any) -> str | None:
+    """What is wrong with the parsed `group_names.json`, or None when it is usable."""
+    if not isinstance(data, dict):
+        return 'must be an object {"<room id>": "<group name>"}'
+    for room, name in data.items():
+        if not isinstance(name, str) or not GROUP_NAME.fullmatch(name) or ".." in name:
+            return f"room {room!r} maps to unsafe group name {name!r} (use a-z 0-9 . _ -, no '..', no '/')"
+    return None
+
+
+def flush_state_problem(data: Any) -> str | None:
+    """What is wrong with the parsed `flush-state.json`, or None when it is usable."""
+    if not isinstance(data, dict):
+        return "must be an object with groups, main_session and pending_items"
+    for key, kind in (("groups", dict), ("main_session", dict), ("pending_items", list)):
+        if key in data and not isinstance(data[key], kind):
+            return f"{key!r} must be a JSON {'object' if kind is dict else 'array'}"
+    for key, value in data.get("groups", {}).items():
+        if key != "last_flush_time" and not isinstance(value, dict):
+            return f"groups.{key} must be an object"
+    return None
 
 
 def _corrupt(repo: MemoryRepo, rel: str, what: str) -> CorruptStateFile:
@@ -36,20 +49,31 @@ def _corrupt(repo: MemoryRepo, rel: str, what: str) -> CorruptStateFile:
     )
 
 
+PROBLEMS = {GROUP_NAMES: group_names_problem, FLUSH_STATE: flush_state_problem}
+
+
+def _load_json(repo: MemoryRepo, rel: str) -> Any:
+    text = repo.read(rel)
+    if text is None:
+        return None
+    name = repo.repo_path(rel)
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise CorruptStateFile(
+            f"{name}:{json_error(error)}; the file is left "
+            f"untouched — fix it, or restore it with `git checkout -- {name}`",
+        ) from None
+    problem = PROBLEMS[rel](data)
+    if problem is not None:
+        raise _corrupt(repo, rel, problem)
+    return data
+
+
 def group_names(repo: MemoryRepo) -> dict[str, str]:
     """Room id -> group name; every name checked safe before anything uses it."""
     data = _load_json(repo, GROUP_NAMES)
-    if data is None:
-        return {}
-    if not isinstance(data, dict):
-        raise _corrupt(repo, GROUP_NAMES, 'must be an object {"<room id>": "<group name>"}')
-    for room, name in data.items():
-        if not isinstance(name, str) or not GROUP_NAME.fullmatch(name) or ".." in name:
-            raise _corrupt(
-                repo, GROUP_NAMES,
-                f"room {room!r} maps to unsafe group name {name!r} (use a-z 0-9 . _ -, no '..', no '/')",
-            )
-    return dict(data)
+    return {} if data is None else dict(data)
 
 
 def resolve_room(repo: MemoryRepo, room: str) -> str:
@@ -75,17 +99,9 @@ def load_flush_state(repo: MemoryRepo) -> dict[str, Any]:
     data = _load_json(repo, FLUSH_STATE)
     if data is None:
         return empty_flush_state()
-    if not isinstance(data, dict):
-        raise _corrupt(repo, FLUSH_STATE, "must be an object with groups, main_session and pending_items")
-    for key, kind in (("groups", dict), ("main_session", dict), ("pending_items", list)):
-        if key in data and not isinstance(data[key], kind):
-            raise _corrupt(repo, FLUSH_STATE, f"{key!r} must be a JSON {'object' if kind is dict else 'array'}")
-    for key, value in data.get("groups", {}).items():
-        if key != "last_flush_time" and not isinstance(value, dict):
-            raise _corrupt(repo, FLUSH_STATE, f"groups.{key} must be an object")
     for key, value in empty_flush_state().items():
         data.setdefault(key, value)
-    return data
+    return dict(data)
 
 
 def save_flush_state(repo: MemoryRepo, state: dict[str, Any]) -> None:

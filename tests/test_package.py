@@ -21,6 +21,8 @@ def test_wheel_ships_templates_and_runs_from_anywhere(tmp_path: Path) -> None:
     names = zipfile.ZipFile(wheel).namelist()
     assert "apm_git/templates/init/apm.yaml" in names
     assert "apm_git/templates/group/index.md" in names
+    hook_script = zipfile.ZipFile(wheel).read("apm_git-0.1.0.data/scripts/apm-git-hook")
+    assert hook_script == (ROOT / "scripts" / "apm-git-hook").read_bytes()  # a sh script, kept verbatim
     assert not any(name.startswith("tests/") for name in names)
 
     env_dir = tmp_path / "venv"
@@ -43,6 +45,9 @@ def test_wheel_ships_templates_and_runs_from_anywhere(tmp_path: Path) -> None:
     )
     assert proc.returncode == 0, proc.stderr
     assert (tmp_path / "mem" / "memory" / "decisions.md").is_file()
+    hook = subprocess.run((str(env_dir / "bin" / "apm-git-hook"), "apm-no-loss"), cwd=tmp_path / "mem",
+                          capture_output=True, text=True, check=False, env={"PATH": f"{env_dir / 'bin'}:/usr/bin:/bin"})
+    assert (hook.returncode, hook.stdout, hook.stderr) == (0, "", "")
     where = subprocess.run((str(python), "-c", "import apm_git; print(apm_git.__file__)"), cwd=elsewhere,
                            capture_output=True, text=True, check=True).stdout
     assert str(env_dir) in where

@@ -94,6 +94,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0  # pragma: no cover - cli.main always exits
 
 
+import apm_git.cli.checks  # noqa: E402,F401  (registers lint and index)
 from apm_git.cli import (  # noqa: E402  (registers the commands)
     core,  # noqa: F401
     loading,  # noqa: F401  (load, remember, search, hit)

@@ -27,6 +27,10 @@ def init_cmd(ctx: click.Context, path: Path | None, no_install: bool) -> int:
         lines.append(f"  committed {result.commit[:12]} memory: init")
     else:
         lines.append("  already initialized: nothing changed")
+    if result.hooks_installed:
+        lines.append("  installed the pre-commit hook (apm checks run at every `git commit`)")
+    if result.warning:
+        click.echo(f"apm-git: WARNING: {result.warning}", err=True)
     emit(ctx, {**dataclasses.asdict(result), "root": str(result.root)}, "\n".join(lines))
     return EXIT_OK
 
@@ -96,7 +100,10 @@ def flush_cmd(
     for finding in result.findings:
         click.echo(f"apm-git: finding: {finding}", err=True)
     for name in result.withheld:
-        click.echo(f"apm-git: WARNING: {name} looks like it holds a secret; it was NOT committed", err=True)
+        click.echo(
+            f"apm-git: WARNING: {name} looks like it holds a secret, so it was NOT committed; it stays on disk "
+            "as it is: remove the secret (see the finding above), then flush again", err=True,
+        )
     emit(ctx, dataclasses.asdict(result), "\n".join(text))
     return EXIT_OK
 

@@ -11,8 +11,12 @@ import datetime as dt
 from typing import Any
 
 from apm_git import clock, git, layout
+from apm_git.checks import index_fresh, no_secrets
+from apm_git.checks.gather import WORKTREE, Sides, gather
+from apm_git.checks.run import CHECKS, run_checks
 from apm_git.commands.index import refresh_index
 from apm_git.commit import commit
+from apm_git.errors import ApmGitError
 from apm_git.lock import write_lock
 from apm_git.repo import InvalidUtf8, MemoryRepo
 from apm_git.scope import Scope
@@ -57,11 +61,7 @@ def flush(
         if not git.status(repo.root, pathspecs):
             result.skipped = "nothing to flush"
             return result
-        if scope.covers_dreaming:
-            try:
-                refresh_index(repo, now.date())
-            except InvalidUtf8 as error:  # saving memory matters more than a fresh index
-                result.findings.append(str(error))
+        _check(repo, scope, pathspecs, now.date(), result)
         _record_flush(repo, scope, now, trigger, session, result.findings)
         changes = git.status(repo.root, pathspecs)
         paths = [path for change in changes for path in change.paths if path not in result.withheld]
@@ -71,6 +71,41 @@ def flush(
         subject = f"flush {len(result.files)} file{'s' if len(result.files) != 1 else ''} ({trigger}, {scope})"
         result.commit = commit(repo, paths, subject, trailers, body=message)
     return result
+
+
+def _check(repo: MemoryRepo, scope: Scope, pathspecs: list[str], today: dt.date, result: FlushResult) -> None:
+    """The checks of DESIGN 5 on the scope's changes (HEAD -> work tree), in-process.
+
+    Nothing here refuses to save memory: findings are recorded, and only a file that
+    looks like it holds a secret is withheld from the commit.  INDEX.md is rebuilt
+    (dreaming scopes) without any new file that is withheld, so it never names a file
+    the commit lacks.
+    """
+    try:
+        snap = gather(repo, Sides(git.head(repo.root), WORKTREE, "HEAD", "the work tree"), pathspecs=pathspecs,
+                      base_texts=True)
+    except ApmGitError as error:
+        result.findings.append(f"the checks could not run: {error}")
+        snap = None
+    if snap is not None:
+        secrets = list(no_secrets.validate(snap))
+        result.withheld = sorted({finding.path for finding in secrets})
+        result.findings += [str(finding) for finding in secrets]
+        snap.leave_out(result.withheld)
+    index_error = None
+    if scope.covers_dreaming:
+        added = [repo.memory_rel(path) or path for path in result.withheld if snap and path not in snap.base]
+        try:
+            if refresh_index(repo, today, exclude=added) and snap is not None:
+                snap.set_new(repo.repo_path(layout.INDEX), repo.read(layout.INDEX) or "")
+        except InvalidUtf8 as error:  # saving memory matters more than a fresh index
+            index_error = str(error)
+            result.findings.append(index_error)
+    if snap is not None:
+        hooks = [hook for hook in CHECKS if hook != no_secrets.ID and (scope.covers_dreaming or hook != index_fresh.ID)]
+        for finding in run_checks(snap, hooks):
+            if not (index_error and index_error.startswith(f"{finding.path}:{finding.line}: ")):  # said once
+                result.findings.append(str(finding))
 
 
 def _still_busy(repo: MemoryRepo, pathspecs: list[str]) -> str | None:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+from collections.abc import Collection
 
 from apm_git import clock, layout
 from apm_git.lock import write_lock
@@ -11,18 +12,20 @@ from apm_git.model.records import parse
 from apm_git.repo import MemoryRepo
 
 
-def build_index(repo: MemoryRepo, today: dt.date) -> str:
+def build_index(repo: MemoryRepo, today: dt.date, exclude: Collection[str] = ()) -> str:
+    """INDEX.md for the files that exist (memory-relative names in `exclude` count as absent)."""
     categories: list[tuple[str, str, index_md.FileSummary]] = []
     conflicts: list[index_md.Conflict] = []
     budget = 0
     for kind, name in repo.config.routing.items():
-        if any(name == seen for _, seen, _ in categories):
+        text = None if name in exclude else repo.read(name)
+        if text is None or any(name == seen for _, seen, _ in categories):
             continue
-        text = repo.read(name) or ""
         categories.append((kind, name, index_md.summarize(name, text)))
         conflicts += index_md.conflicts_of(name, parse(text).entries)
         budget += repo.config.budget_for(name) or 0
-    journals = [index_md.summarize(name, repo.read(name) or "") for name in reversed(layout.journals(repo))]
+    names = [name for name in reversed(layout.journals(repo)) if name not in exclude]
+    journals = [index_md.summarize(name, repo.read(name) or "") for name in names]
     return index_md.render(today, categories, journals, conflicts, budget)
 
 
@@ -32,9 +35,9 @@ class IndexResult:
     changed: bool
 
 
-def refresh_index(repo: MemoryRepo, today: dt.date) -> bool:
+def refresh_index(repo: MemoryRepo, today: dt.date, exclude: Collection[str] = ()) -> bool:
     """Rewrite INDEX.md when its text would change; True when it did."""
-    text = build_index(repo, today)
+    text = build_index(repo, today, exclude)
     if repo.read(layout.INDEX) == text:
         return False
     repo.write(layout.INDEX, text)

@@ -5,9 +5,10 @@ import dataclasses
 from pathlib import Path
 
 from apm_git import clock, git, layout, templates
+from apm_git.commands import precommit
 from apm_git.commands.index import build_index
 from apm_git.commit import commit
-from apm_git.config import CONFIG_FILE, load_config
+from apm_git.config import CONFIG_FILE, load_config, parse_config
 from apm_git.repo import MemoryRepo, decode, find_root, write_atomic
 from apm_git.state import group_names
 
@@ -23,6 +24,7 @@ class InitResult:
     commit: str | None
     git_initialized: bool
     hooks_installed: bool
+    warning: str | None = None
 
 
 def init(path: Path, *, install: bool = True) -> InitResult:
@@ -37,9 +39,12 @@ def init(path: Path, *, install: bool = True) -> InitResult:
     root, git_dir = found
     created: list[str] = []
     updated: list[str] = []
-    if _create(root / CONFIG_FILE, templates.render("init/apm.yaml").encode()):
+    apm_yaml = templates.render("init/apm.yaml")
+    config = load_config(root) if (root / CONFIG_FILE).exists() else parse_config(apm_yaml)
+    hooks_config = precommit.with_apm_hooks(root, config.memory_dir)  # a broken config stops init before any write
+    if _create(root / CONFIG_FILE, apm_yaml.encode()):
         created.append(CONFIG_FILE)
-    repo = MemoryRepo(root, git_dir, load_config(root))
+    repo = MemoryRepo(root, git_dir, config)
     today = clock.today()
     memory_values = {"memory_dir": repo.memory_prefix}
     for rel in templates.tree("init/memory"):
@@ -53,10 +58,17 @@ def init(path: Path, *, install: bool = True) -> InitResult:
         created.append(repo.repo_path(layout.INDEX))
     if _merge_lines(root / GITATTRIBUTES, templates.render("init/.gitattributes", **memory_values)):
         (created if GITATTRIBUTES not in _tracked(root, GITATTRIBUTES) else updated).append(GITATTRIBUTES)
+    if hooks_config is not None:
+        (updated if (root / precommit.CONFIG).exists() else created).append(precommit.CONFIG)
+        write_atomic(root / precommit.CONFIG, hooks_config.encode("utf-8"))
     git.run(root, "config", *DIFF_DRIVER)
     paths = created + updated
     sha = commit(repo, paths, "init", [("Apm-Trigger", "init"), ("Apm-Scope", "all")]) if paths else None
-    return InitResult(root, created, updated, sha, git_initialized, hooks_installed=False)
+    problem = precommit.install(root) if install else None
+    result = InitResult(root, created, updated, sha, git_initialized, hooks_installed=install and problem is None)
+    if problem is not None:
+        result.warning = f"`pre-commit install` failed ({problem}); fix that, then run `pre-commit install` here"
+    return result
 
 
 def _create(path: Path, data: bytes) -> bool:

@@ -6,6 +6,7 @@ import datetime as dt
 from typing import Any
 
 from apm_git import clock, git, layout
+from apm_git.model.records import count_lines
 from apm_git.repo import MemoryRepo
 from apm_git.state import load_flush_state
 
@@ -36,10 +37,6 @@ class StatusResult:
     pending_items: list[Any]
     due: list[Due]
     uncommitted: list[str]
-
-
-def count_lines(text: str) -> int:
-    return text.count("\n") + (0 if not text or text.endswith("\n") else 1)
 
 
 def due_dates(state: dict[str, Any], today: dt.date, every: dict[str, int]) -> list[Due]:

@@ -1,7 +1,6 @@
 """Entry ids: `YYYY-MM-DD-<slug of the title>` (DESIGN 2.1)."""
 from __future__ import annotations
 
-import hashlib
 import re
 import unicodedata
 
@@ -16,15 +15,18 @@ def slugify(title: str) -> str:
     could collide with another title, so such a slug ends with a short hash of the
     whole title.
     """
-    folded = unicodedata.normalize("NFKD", title).encode("ascii", "ignore").decode("ascii")
-    lost = any(
-        ord(char) > 127 and unicodedata.category(char)[0] in "LN"
-        for char in unicodedata.normalize("NFKD", title)
-    )
+    if title.isascii():  # the common case, and NFKD leaves ASCII as it is
+        folded, lost = title, False
+    else:
+        normalized = unicodedata.normalize("NFKD", title)
+        folded = normalized.encode("ascii", "ignore").decode("ascii")
+        lost = any(ord(char) > 127 and unicodedata.category(char)[0] in "LN" for char in normalized)
     slug = _NOT_SLUG.sub("-", folded.lower()).strip("-")
     if len(slug) > MAX_SLUG:
         slug = slug[:MAX_SLUG].rsplit("-", 1)[0] or slug[:MAX_SLUG]
     if lost or not slug:
+        import hashlib  # rare; importing it costs every process that never needs it
+
         digest = hashlib.sha1(title.encode("utf-8")).hexdigest()[:8]
         slug = f"{slug}-{digest}" if slug else digest
     return slug

@@ -37,6 +37,11 @@ def split_lines(text: str) -> list[str]:
     return lines
 
 
+def count_lines(text: str) -> int:
+    """Lines as an editor counts them: a last line without a line end still counts."""
+    return text.count("\n") + (0 if not text or text.endswith("\n") else 1)
+
+
 def strip_eol(line: str) -> str:
     if line.endswith("\n"):
         line = line[:-1]

@@ -1,0 +1,241 @@
+"""Build a Snapshot from git: the base (a commit) and the new side (a commit, the index or the work tree).
+
+DESIGN 5: the base is `PRE_COMMIT_FROM_REF`, else `--from-ref`, else HEAD; the new side
+is `PRE_COMMIT_TO_REF`, else `--to-ref`, else the index (a hook, during a commit) or the
+work tree (lint, flush).  With both refs the base is their merge base, as pre-commit's
+own `from...to` is, so a pull request is compared with where it branched off.
+
+Reads are batched: one `git diff-*`, one listing of the memory dir, one `git cat-file
+--batch` for the texts; entry summaries of unchanged files come from a cache keyed by
+blob id, so a commit never re-reads the rest of a large memory.
+"""
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import NamedTuple
+
+from apm_git import git
+from apm_git.checks import entry_cache
+from apm_git.checks.entries import EntryIndex, summarize
+from apm_git.checks.snapshot import Change, Snapshot
+from apm_git.errors import UsageError
+from apm_git.model.records import parse
+from apm_git.repo import MemoryRepo, utf8_problem
+
+INDEX = ":index"
+WORKTREE = ":worktree"
+FROM_ENV = "PRE_COMMIT_FROM_REF"
+TO_ENV = "PRE_COMMIT_TO_REF"
+TEXT_SUFFIXES = (".md", ".json")  # files whose text must decode; others are skipped when binary
+
+
+class Sides(NamedTuple):
+    base: str | None  # a commit id; None before the first commit (everything is new)
+    new: str  # INDEX, WORKTREE or a commit id
+    base_name: str
+    new_name: str
+
+
+def resolve_sides(root: Path, *, from_ref: str | None = None, to_ref: str | None = None,
+                  default_new: str = WORKTREE) -> Sides:
+    from_ref = os.environ.get(FROM_ENV) or from_ref
+    to_ref = os.environ.get(TO_ENV) or to_ref
+    new = _commit(root, to_ref, "--to-ref") if to_ref else default_new
+    if from_ref:
+        base: str | None = _commit(root, from_ref, "--from-ref")
+        if to_ref and base is not None:
+            base = git.merge_base(root, base, new) or base
+    else:
+        base = git.head(root)
+    new_name = to_ref or ("the index" if new == INDEX else "the work tree")
+    return Sides(base, new, from_ref or "HEAD", new_name)
+
+
+def _commit(root: Path, ref: str, option: str) -> str:
+    found = git.commit_id(root, ref)
+    if found is None:
+        raise UsageError(f"{option} {ref}: no such commit here; fetch it first (e.g. `git fetch origin`)")
+    return found
+
+
+def _decode(
+    repo: MemoryRepo,
+    wanted: Mapping[str, str | None],
+    blobs: dict[str, bytes | None],
+    unreadable: dict[str, tuple[int, str]] | None = None,
+) -> dict[str, str]:
+    """path -> text for `wanted` (path -> blob id in `blobs`, None: the work tree); text files
+    that do not decode go to `unreadable`, other files that do not decode are skipped (binary)."""
+    texts = {}
+    for path, blob in wanted.items():
+        data = blobs.get(blob) if blob else _read_file(repo, path)
+        if data is None:
+            continue
+        try:
+            texts[path] = data.decode("utf-8")
+        except UnicodeDecodeError as error:
+            if unreadable is not None and path.endswith(TEXT_SUFFIXES):
+                unreadable[path] = utf8_problem(data, error)
+    return texts
+
+
+def _read_file(repo: MemoryRepo, path: str) -> bytes | None:
+    full = repo.root / path
+    if full.is_symlink():
+        return None
+    try:
+        return full.read_bytes()
+    except (FileNotFoundError, IsADirectoryError):
+        return None
+
+
+def gather(
+    repo: MemoryRepo,
+    sides: Sides,
+    *,
+    targets: Iterable[str] | None = None,
+    with_changed: bool = False,
+    all_files: bool = False,
+    pathspecs: Sequence[str] | None = None,
+    base_texts: bool = False,
+) -> Snapshot:
+    """The snapshot of a comparison.
+
+    The per-file checks look at `targets` (files, or folders meaning every file in them),
+    plus the changed files when `with_changed` or when no targets are given; `all_files`:
+    every memory file on the new side.  The base side's text is read for append-only
+    files, for Markdown files whose entry ids the cache lacks, and for all changed files
+    with `base_texts` (flush, which may put a file back as it was).
+    """
+    memory = repo.memory_prefix
+    listing = _listing(repo, sides.new)
+    changes, base_blobs = _split(_changes(repo, sides, list(pathspecs or [memory]), listing))
+    changed = {change.path for change in changes if change.status != "D" and change.path in listing}
+    if all_files:
+        chosen = sorted(listing)
+    elif targets is not None:
+        chosen = sorted(_under(listing, targets) | (changed if with_changed else set()))
+    else:
+        chosen = sorted(changed)
+    wanted = changed | set(chosen) | {f"{memory}/INDEX.md"}
+    new_blobs = {path: listing[path] for path in sorted(wanted) if path in listing}
+    cached = entry_cache.load(repo.state_dir)
+    base_summaries = {path: cached[blob] for path, blob in base_blobs.items() if blob in cached}
+    base_needed = {path: blob for path, blob in base_blobs.items()
+                   if base_texts or path not in base_summaries or _append_only(repo, path)}
+    blobs = git.cat_files(repo.root, {blob for blob in [*new_blobs.values(), *base_needed.values()] if blob})
+    unreadable: dict[str, tuple[int, str]] = {}
+    new = _decode(repo, new_blobs, blobs, unreadable)
+    base = _decode(repo, base_needed, blobs)
+    snap = Snapshot(
+        repo.config, changes, base, new, chosen, frozenset(listing), EntryIndex({}),
+        unreadable=unreadable, base_name=sides.base_name, base_summaries=base_summaries,
+    )
+    keep = {blob: cached[blob] for blob in base_blobs.values() if blob in cached}  # the next run's base
+    for path, blob in base_needed.items():
+        if blob and blob not in keep and path in base and path.endswith(".md"):
+            keep[blob] = summarize(snap.parsed_base(path))
+    snap.entries = EntryIndex(_summaries(repo, snap, listing, cached, keep))
+    return snap
+
+
+def _split(raw: list[git.RawChange]) -> tuple[list[Change], dict[str, str]]:
+    """The changes (a rename is a deletion and an addition) and the base blob of each path that had one."""
+    changes: list[Change] = []
+    base_blobs: dict[str, str] = {}
+    for change in raw:
+        if change.old_path is not None:
+            if change.status == "R":  # a copy (C) leaves its source in place
+                changes.append(Change("D", change.old_path))
+                base_blobs[change.old_path] = change.old_blob
+            changes.append(Change("A", change.path))
+            continue
+        status = {"A": "A", "D": "D"}.get(change.status, "M")
+        changes.append(Change(status, change.path))
+        if status != "A":
+            base_blobs[change.path] = change.old_blob
+    return changes, base_blobs
+
+
+def _append_only(repo: MemoryRepo, path: str) -> bool:
+    rel = repo.memory_rel(path)
+    return rel is not None and repo.config.is_append_only(rel)
+
+
+def _under(listing: Iterable[str], targets: Iterable[str]) -> set[str]:
+    """The listed files that are, or are inside, one of `targets`."""
+    wanted = {target.rstrip("/") for target in targets}
+    return {path for path in listing if path in wanted or any(path.startswith(f"{t}/") for t in wanted)}
+
+
+def _listing(repo: MemoryRepo, side: str) -> dict[str, str | None]:
+    """Every regular file under the memory dir on the new side: path -> blob id (None: read the work tree)."""
+    memory = [repo.memory_prefix]
+    if side == INDEX:
+        return dict(git.index_blobs(repo.root, memory))
+    if side != WORKTREE:
+        return dict(git.tree_blobs(repo.root, side, memory))
+    listing: dict[str, str | None] = dict(git.index_blobs(repo.root, memory))
+    for path in git.unstaged(repo.root, memory):
+        listing[path] = None
+    for path in git.untracked(repo.root, memory):
+        if not (repo.root / path).is_symlink():
+            listing[path] = None
+    return {path: blob for path, blob in listing.items() if blob is not None or (repo.root / path).is_file()}
+
+
+def _changes(
+    repo: MemoryRepo, sides: Sides, pathspecs: list[str], listing: dict[str, str | None],
+) -> list[git.RawChange]:
+    zero = "0" * 40
+    if sides.base is None:
+        scoped = set(listing) if pathspecs == [repo.memory_prefix] else _in_scope(repo, pathspecs, listing)
+        return [git.RawChange("A", zero, listing[path] or zero, path) for path in sorted(scoped)]
+    if sides.new == INDEX:
+        return git.diff_raw(repo.root, "diff-index", "--cached", sides.base, pathspecs=pathspecs)
+    if sides.new != WORKTREE:
+        return git.diff_raw(repo.root, "diff-tree", "-r", sides.base, sides.new, pathspecs=pathspecs)
+    changes = {change.path: change for change in git.diff_raw(repo.root, "diff-index", sides.base, pathspecs=pathspecs)}
+    for path in git.untracked(repo.root, pathspecs):
+        if path not in listing:
+            continue
+        known = changes.get(path)  # untracked after `git rm --cached`: still there in the work tree
+        changes[path] = git.RawChange("M" if known else "A", known.old_blob if known else zero, zero, path)
+    return list(changes.values())
+
+
+def _in_scope(repo: MemoryRepo, pathspecs: list[str], listing: dict[str, str | None]) -> set[str]:
+    tracked = set(git.split_z(git.run(repo.root, "ls-files", "-z", "--", *pathspecs).stdout))
+    return {path for path in listing if path in tracked} | set(git.untracked(repo.root, pathspecs)) & set(listing)
+
+
+def _summaries(
+    repo: MemoryRepo, snap: Snapshot, listing: dict[str, str | None], cached: dict[str, str], keep: dict[str, str],
+) -> dict[str, str]:
+    """path -> entry summary of every Markdown file on the new side, from texts at hand or the blob cache;
+    the cache is rewritten to hold these files' blobs and `keep`."""
+    summaries: dict[str, str] = {}
+    missing: dict[str, str | None] = {}
+    for path, blob in listing.items():
+        if not path.endswith(".md"):
+            continue
+        if path in snap.new:
+            summaries[path] = summarize(snap.parsed(path))
+            if blob:
+                keep[blob] = summaries[path]
+        elif blob and blob in cached:
+            summaries[path] = keep[blob] = cached[blob]
+        else:
+            missing[path] = blob
+    blobs = git.cat_files(repo.root, {blob for blob in missing.values() if blob})
+    for path, text in _decode(repo, missing, blobs).items():
+        summaries[path] = summarize(parse(text))
+        blob = missing[path]
+        if blob:
+            keep[blob] = summaries[path]
+    if keep.keys() != cached.keys():
+        entry_cache.save(repo.state_dir, keep)
+    return summaries
+

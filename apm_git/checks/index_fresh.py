@@ -1,0 +1,43 @@
+"""apm-index-fresh: `INDEX.md` names exactly the category files and live journals that exist.
+
+Its figures (lines, dates, recent entries) may lag until the next flush or `apm-git
+index`, so a plain edit of a category file never fails this check; a file added,
+removed or renamed without rebuilding the index does.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from apm_git.checks.snapshot import Finding, Snapshot
+from apm_git.config import JOURNAL_NAME
+from apm_git.model import index_md
+
+ID = "apm-index-fresh"
+INDEX = "INDEX.md"
+FIX = "run `apm-git index` (and stage the index)"
+
+
+def validate(snap: Snapshot) -> Iterator[Finding]:
+    path = f"{snap.config.memory_dir}/{INDEX}"
+    if path in snap.unreadable:
+        return  # apm-record-format reports it
+    text = snap.new.get(path)
+    if text is None:
+        yield Finding(path, 1, ID, f"the memory index is missing; {FIX}")
+        return
+    reading = index_md.read(text)
+    for line, problem in reading.problems:
+        yield Finding(path, line, ID, f"{problem}; {FIX}")
+    present = {rel for rel in map(snap.rel, snap.files) if rel is not None}
+    for name, line in sorted(reading.files.items()):
+        if name not in present:
+            yield Finding(path, line, ID, f"names {name}, which does not exist; {FIX}")
+    for day, line in sorted(reading.journals.items()):
+        if f"{day}.md" not in present:
+            yield Finding(path, line, ID, f"names the journal {day}.md, which does not exist; {FIX}")
+    for name in dict.fromkeys(snap.config.routing.values()):
+        if name in present and name not in reading.files:
+            yield Finding(path, 1, ID, f"does not list the category file {name}; {FIX}")
+    for name in sorted(present):
+        if JOURNAL_NAME.fullmatch(name) and name.removesuffix(".md") not in reading.journals:
+            yield Finding(path, 1, ID, f"does not list the journal {name}; {FIX}")

@@ -1,0 +1,68 @@
+"""The seven hook ids and how pre-commit runs them; the source of `.pre-commit-hooks.yaml`.
+
+Imported by the hook entry point on every commit, so it imports nothing.
+"""
+from __future__ import annotations
+
+ENTRY = "apm-git-hook"
+
+
+class Hook:
+    """One pre-commit hook: its id, a one-line description, and whether it checks the files it is given."""
+
+    __slots__ = ("description", "files", "id", "per_file")
+
+    def __init__(self, hook_id: str, description: str, *, per_file: bool, files: str = "") -> None:
+        self.id = hook_id
+        self.description = description
+        self.files = files  # a regex of the files it looks at, within the memory dir
+        # Per-file hooks check the files pre-commit hands them (the staged files, or all files
+        # with --all-files).  The others compare the base with the new side and read deletions
+        # and renames from git themselves, so pre-commit passes them no file names.
+        self.per_file = per_file
+
+    def options(self) -> dict[str, object]:
+        """The pre-commit options of this hook, shared by the manifest and the config `init` writes."""
+        options: dict[str, object] = {"require_serial": True}
+        if not self.per_file:
+            options.update(pass_filenames=False, always_run=True)
+        return options
+
+
+HOOKS = (
+    Hook("apm-budget", "a memory file is over its line budget", per_file=True),
+    Hook("apm-record-format", "a record breaks the record format, or an entry id is not unique", per_file=True),
+    Hook("apm-append-only", "an append-only index lost or reworded a line, or was deleted", per_file=False),
+    Hook("apm-no-loss", "an entry vanished: not live, archived, merged or superseded anywhere", per_file=False),
+    Hook("apm-index-fresh", "INDEX.md names a missing file, misses one, or is malformed", per_file=False),
+    Hook("apm-state-json", "flush-state.json or group_names.json is invalid or names an unsafe group", per_file=True,
+         files=r"(flush-state|group_names)\.json$"),
+    Hook("apm-no-secrets", "a memory file holds something that looks like a credential", per_file=True),
+)
+HOOK_IDS = tuple(hook.id for hook in HOOKS)
+PER_FILE = frozenset(hook.id for hook in HOOKS if hook.per_file)
+
+
+def manifest_hook(hook: Hook) -> dict[str, object]:
+    """The hook as `.pre-commit-hooks.yaml` declares it (language: python: try-repo builds an environment)."""
+    files = {"files": f"(^|/){hook.files}"} if hook.files else {}
+    return {
+        "id": hook.id,
+        "name": hook.id,
+        "description": f"apm-git: fails when {hook.description}",
+        "entry": f"{ENTRY} {hook.id}",
+        "language": "python",
+        **files,
+        **hook.options(),
+    }
+
+
+def local_hook(hook: Hook, memory_dir: str) -> dict[str, object]:
+    """The hook as `apm-git init` writes it: `repo: local`, `language: system`, so it runs offline."""
+    options = hook.options()
+    files = {"files": f"^{_escape(memory_dir)}/{hook.files}"} if hook.per_file else {}
+    return {"id": hook.id, "name": hook.id, "entry": f"{ENTRY} {hook.id}", "language": "system", **files, **options}
+
+
+def _escape(text: str) -> str:
+    return "".join("\\" + char if char in ".^$*+?{}[]\\|()" else char for char in text)

@@ -1,0 +1,145 @@
+"""What the checks see: one comparison's base and new side, as text (DESIGN 5).
+
+The checks are pure functions of a Snapshot; `apm_git.checks.gather` builds one from
+git (a commit, the index, or the work tree) and flush builds one from its scope.
+"""
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Collection
+from typing import Any, NamedTuple
+
+from apm_git.checks.entries import EntryIndex, entry_lines, summarize
+from apm_git.config import JOURNAL_NAME, Config
+from apm_git.model.records import RecordFile, parse
+from apm_git.pathglob import glob_match
+
+CATEGORY = "category"
+EXPERIENCE = "experience"
+JOURNAL = "journal"
+ARCHIVE = "archive"
+INDEX = "index"
+GROUP_INDEX = "group-index"
+MAIN_INDEX = "main-index"
+STATE = "state"
+RECORD_KINDS = frozenset({CATEGORY, EXPERIENCE, JOURNAL, ARCHIVE})
+STATE_FILES = ("group_names.json", "flush-state.json")
+
+
+# NamedTuples, not frozen dataclasses: a dataclass costs about a millisecond to create,
+# and the pre-commit hook imports these modules on every commit.
+class Finding(NamedTuple):
+    path: str  # repo-relative
+    line: int
+    hook: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}: {self.hook}: {self.message}"
+
+    def as_dict(self) -> dict[str, Any]:
+        return dict(self._asdict())
+
+
+class Change(NamedTuple):
+    status: str  # "A" added, "M" modified, "D" deleted; a rename is a deletion and an addition
+    path: str  # repo-relative
+
+
+def file_kind(rel: str, config: Config) -> str | None:
+    """What a file under the memory dir is, by its memory-relative path."""
+    if rel == "INDEX.md":
+        return INDEX
+    if rel in config.routing.values():
+        return CATEGORY
+    if JOURNAL_NAME.fullmatch(rel.removeprefix("archive/journals/")):  # live and archived journals
+        return JOURNAL
+    if rel.startswith("archive/") and rel.endswith(".md"):
+        return ARCHIVE
+    if glob_match("groups/*/experience.md", rel):
+        return EXPERIENCE
+    if glob_match("groups/*.md", rel):
+        return GROUP_INDEX
+    if rel == "main/index.md":
+        return MAIN_INDEX
+    if rel in STATE_FILES:
+        return STATE
+    return None
+
+
+@dataclasses.dataclass
+class Snapshot:
+    config: Config
+    changes: list[Change]
+    base: dict[str, str]  # base text of the changed paths that need it (append-only files, cache misses)
+    new: dict[str, str]  # new-side text of each changed path and each target
+    targets: list[str]  # the files the per-file checks look at
+    files: frozenset[str]  # every memory file on the new side
+    entries: EntryIndex  # every entry id on the new side
+    unreadable: dict[str, tuple[int, str]] = dataclasses.field(default_factory=dict)  # path -> (line, why)
+    base_name: str = "HEAD"
+    base_summaries: dict[str, str] = dataclasses.field(default_factory=dict)  # path -> entry summary at the base
+    _parsed: dict[tuple[str, str], RecordFile] = dataclasses.field(default_factory=dict, repr=False)
+
+    def rel(self, path: str) -> str | None:
+        """The memory-relative form of a repo-relative path, or None outside the memory dir."""
+        prefix = self.config.memory_dir + "/"
+        return path[len(prefix):] if path.startswith(prefix) else None
+
+    def kind(self, path: str) -> str | None:
+        rel = self.rel(path)
+        return None if rel is None else file_kind(rel, self.config)
+
+    def parsed(self, path: str) -> RecordFile:
+        """The new side of `path`, parsed once however many checks read it."""
+        return self._parse("new", path, self.new)
+
+    def parsed_base(self, path: str) -> RecordFile:
+        """The base side of `path`, parsed once."""
+        return self._parse("base", path, self.base)
+
+    def at_base(self, path: str) -> bool:
+        """Whether a changed path existed at the base (it was modified or deleted, not added)."""
+        return any(change.path == path and change.status != "A" for change in self.changes)
+
+    def base_entries(self, path: str) -> dict[str, int]:
+        """Entry id -> line of each entry of `path` at the base: from the entry cache, else parsed."""
+        found: dict[str, int] = {}
+        if path in self.base_summaries:
+            for line, entry in entry_lines(self.base_summaries[path]):
+                found.setdefault(entry, line)
+            return found
+        for record in self.parsed_base(path).records:
+            if record.date and record.title:
+                found.setdefault(record.id, record.line_no)
+        return found
+
+    def leave_out(self, paths: Collection[str]) -> None:
+        """Treat `paths` as unchanged: the snapshot of a commit that leaves them out."""
+        gone = set(paths)
+        self.changes = [change for change in self.changes if change.path not in gone]
+        self.targets = [path for path in self.targets if path not in gone]
+        self.files = frozenset(path for path in self.files if path not in gone or path in self.base)
+        for path in gone:
+            self._parsed.pop(("new", path), None)
+            self.entries.summaries.pop(path, None)
+            if path in self.base:
+                self.new[path] = self.base[path]
+                self.entries.summaries[path] = summarize(self.parsed(path))
+            else:
+                self.new.pop(path, None)
+
+    def set_new(self, path: str, text: str) -> None:
+        """The new side of `path` became `text` (flush rewrote it): a changed file, checked as a target."""
+        self.new[path] = text
+        self._parsed.pop(("new", path), None)
+        self.files = self.files | {path}
+        if path not in self.targets:
+            self.targets.append(path)
+        if all(change.path != path for change in self.changes):
+            self.changes.append(Change("M", path))
+
+    def _parse(self, side: str, path: str, texts: dict[str, str]) -> RecordFile:
+        if (side, path) not in self._parsed:
+            self._parsed[side, path] = parse(texts.get(path, ""))
+        return self._parsed[side, path]

@@ -1,0 +1,43 @@
+"""`apm-git lint`: every check of DESIGN 5 in one process."""
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from typing import Any
+
+from apm_git.checks.gather import gather, resolve_sides
+from apm_git.checks.run import run_checks
+from apm_git.checks.snapshot import Finding
+from apm_git.errors import UsageError
+from apm_git.repo import MemoryRepo
+
+
+@dataclasses.dataclass
+class LintResult:
+    base: str
+    new: str
+    checked: list[str]
+    findings: list[Finding]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"base": self.base, "new": self.new, "checked": self.checked,
+                "findings": [finding.as_dict() for finding in self.findings]}
+
+
+def lint(
+    repo: MemoryRepo,
+    paths: Sequence[str] = (),
+    *,
+    from_ref: str | None = None,
+    to_ref: str | None = None,
+    all_files: bool = False,
+) -> LintResult:
+    """Check the changes from the base to the new side; per-file checks on `paths`, all files, or the changed ones."""
+    sides = resolve_sides(repo.root, from_ref=from_ref, to_ref=to_ref)
+    snap = gather(repo, sides, targets=list(paths) if paths else None, all_files=all_files)
+    for path in paths:
+        if not any(name == path or name.startswith(path.rstrip("/") + "/") for name in snap.targets):
+            raise UsageError(
+                f"{path}: no such memory file in {sides.new_name}; name a file under {repo.memory_prefix}/",
+            )
+    return LintResult(sides.base_name, sides.new_name, snap.targets, run_checks(snap))

@@ -1,0 +1,93 @@
+"""The apm hooks in `.pre-commit-config.yaml` (added round-trip), and `pre-commit install`.
+
+The hooks `init` writes are `repo: local`, `language: system`: they run `apm-git-hook`
+from PATH, so a commit needs nothing but apm-git installed and never downloads a hook
+environment.  An existing config keeps its comments, order and other hooks; hooks it
+already has (by id, in any repo) are never added twice.
+"""
+from __future__ import annotations
+
+import io
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from apm_git.checks.manifest import ENTRY, HOOKS, local_hook
+from apm_git.errors import StateError
+from apm_git.repo import decode
+
+CONFIG = ".pre-commit-config.yaml"
+HEADER = (
+    "# pre-commit hooks (https://pre-commit.com).  The apm hooks check the memory offline;\n"
+    f"# `{ENTRY}` comes with apm-git and must be on PATH when git runs.\n"
+)
+COMMENT = f"apm-git: memory checks (`{ENTRY}` comes with apm-git and must be on PATH when git runs)"
+
+
+def with_apm_hooks(root: Path, memory_dir: str) -> str | None:
+    """The config text with the missing apm hooks added, or None when it already has them all."""
+    path = root / CONFIG
+    if not path.exists():
+        return HEADER + _dump({"repos": [{"repo": "local", "hooks": _hooks(HOOKS, memory_dir)}]}, 2, 4, 2)
+    text = decode(path.read_bytes(), CONFIG)
+    from ruamel.yaml.comments import CommentedMap, CommentedSeq
+    from ruamel.yaml.error import YAMLError
+    from ruamel.yaml.util import load_yaml_guess_indent
+
+    try:
+        data, indent, dash = load_yaml_guess_indent(text)
+    except YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f":{mark.line + 1}" if mark is not None else ""
+        raise StateError(f"{CONFIG}{where}: not valid YAML; fix it, then run `apm-git init` again") from None
+    data = CommentedMap() if data is None else data
+    repos: Any = data.get("repos") if isinstance(data, dict) else None
+    if not isinstance(data, dict) or not isinstance(repos, (list, type(None))):
+        raise StateError(f"{CONFIG}: expected a mapping with a `repos:` list; fix it, then run `apm-git init` again")
+    if repos is None:
+        repos = data["repos"] = CommentedSeq()
+    present = {hook.get("id") for repo in repos if isinstance(repo, dict) for hook in repo.get("hooks") or []
+               if isinstance(hook, dict)}
+    missing = [hook for hook in HOOKS if hook.id not in present]
+    if not missing:
+        return None
+    ours = {hook.id for hook in HOOKS}
+    home = next((repo for repo in repos if isinstance(repo, dict) and repo.get("repo") == "local"
+                 and any(isinstance(h, dict) and h.get("id") in ours for h in repo.get("hooks") or [])), None)
+    if home is not None:
+        home["hooks"].extend(_hooks(missing, memory_dir))
+    else:
+        repos.append(CommentedMap(repo="local", hooks=_hooks(missing, memory_dir)))
+        repos.yaml_set_comment_before_after_key(len(repos) - 1, before=COMMENT, indent=dash or 0)
+    mapping = 2 if dash else indent
+    return _dump(data, mapping, indent or 2, dash or 0)
+
+
+def _hooks(hooks: Any, memory_dir: str) -> Any:
+    from ruamel.yaml.comments import CommentedMap, CommentedSeq
+
+    return CommentedSeq(CommentedMap(local_hook(hook, memory_dir)) for hook in hooks)
+
+
+def _dump(data: Any, mapping: int, sequence: int, offset: int) -> str:
+    from ruamel.yaml import YAML
+
+    yaml = YAML(typ="rt")
+    yaml.preserve_quotes = True
+    yaml.width = 4096
+    yaml.indent(mapping=mapping, sequence=sequence, offset=offset)
+    out = io.StringIO()
+    yaml.dump(data, out)
+    return out.getvalue()
+
+
+def install(root: Path) -> str | None:
+    """Run `pre-commit install` with apm-git's own Python; None when it worked, else why not."""
+    proc = subprocess.run(
+        (sys.executable, "-m", "pre_commit", "install"), cwd=root, capture_output=True, text=True, check=False,
+    )
+    if proc.returncode == 0:
+        return None
+    lines = (proc.stderr + proc.stdout).strip().splitlines()
+    return lines[-1] if lines else f"exit code {proc.returncode}"

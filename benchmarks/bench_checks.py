@@ -1,0 +1,93 @@
+"""Issue 3: the apm pre-commit hooks against a no-op hook on the same commit, and `apm-git lint --all`.
+
+Hooks: on a copy of the large repository with the hooks `apm-git init` writes, the same staged
+3-file change is checked by `pre-commit run` with the apm hooks config and with a config holding one
+no-op `language: system` hook, the two alternating round by round.  Before each apm round the shared
+findings cache is deleted, so every round's first hook computes all the checks; the entry-id cache
+stays as a previous commit left it (a copy's first commit builds it once: the `cold` row).
+"""
+from __future__ import annotations
+
+import datetime as dt
+import os
+from pathlib import Path
+
+from harness import APM, Context, Row, alternate, median_of, run, timed
+
+SECTION = "checks"
+TARGET_RATIO = 2.0
+TARGET_LINT = 2.0
+BIN = Path(APM[0]).parent
+PRE_COMMIT = (str(BIN / "pre-commit"),)
+PATH = f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"  # the hooks run `apm-git-hook` from PATH
+NOOP = """repos:
+  - repo: local
+    hooks:
+      - {id: noop, name: noop, entry: "true", language: system, pass_filenames: false, always_run: true}
+"""
+CHANGED = ("memory/{today}.md", "memory/lessons.md", "memory/groups/team-01/experience.md")
+
+
+def _stage_change(root: Path) -> None:
+    """One new record in each of three memory files, staged."""
+    today = dt.date.today().isoformat()
+    for name in CHANGED:
+        path = root / name.format(today=today)
+        text = path.read_text(encoding="utf-8") if path.exists() else f"# Journal {today}\n"
+        path.write_text(
+            text + f"\n## [{today}] Benchmark entry for {path.stem}\n- Tags: lesson, bench\n"
+            f"- Fitness: last_referenced={today}, hit_count=0, decision_value=MEDIUM\n- Body: measured change.\n",
+            encoding="utf-8",
+        )
+    run(("git", "add", "-A", "--", "memory"), root)
+
+
+def _hooks(ctx: Context) -> list[Row]:
+    root = ctx.fresh_copy("large", "hooks")
+    run((*APM, "init", "--no-install"), root)  # the hooks config, committed as `memory: init`
+    run((*APM, "index"), root)  # the copy's index predates this apm-git: bring it up to date ...
+    run(("git", "commit", "-qam", "index", "--no-verify"), root)
+    run(("git", "update-index", "-q", "--refresh"), root)  # ... and the stat data of the copied files
+    noop = ctx.workdir / "noop-config.yaml"
+    noop.write_text(NOOP, encoding="utf-8")
+    config = root / ".pre-commit-config.yaml"
+    _stage_change(root)
+    state = root / ".git" / "apm-git"
+    (state / "entries.cache").unlink(missing_ok=True)
+    cold = timed((*PRE_COMMIT, "run", "--hook-stage", "pre-commit", "-c", str(config)), root, PATH=PATH)
+    check = run((*PRE_COMMIT, "run", "--hook-stage", "pre-commit", "-c", str(config)), root, PATH=PATH)
+    if check.returncode != 0:
+        raise RuntimeError(f"the apm hooks failed on the benchmark change:\n{check.stdout.decode()}")
+
+    def apm(_: int) -> float:
+        (state / "hook-findings").unlink(missing_ok=True)
+        return timed((*PRE_COMMIT, "run", "--hook-stage", "pre-commit", "-c", str(config)), root, PATH=PATH)
+
+    def bare(_: int) -> float:
+        return timed((*PRE_COMMIT, "run", "--hook-stage", "pre-commit", "-c", str(noop)), root, PATH=PATH)
+
+    apm_times, noop_times = alternate(ctx.repeat, apm, bare)
+    hooks, baseline = median_of(apm_times), median_of(noop_times)
+    ratio = hooks / baseline
+    return [
+        Row(SECTION, "apm hooks vs no-op hook, large, 3 files", hooks, baseline, f"<= {TARGET_RATIO}x",
+            ratio <= TARGET_RATIO, f"ratio {ratio:.2f}x"),
+        Row(SECTION, "apm hooks, first commit after a clone", cold, baseline, note="builds the entry-id cache once"),
+    ]
+
+
+def _lint_all(ctx: Context) -> list[Row]:
+    root = ctx.fresh_copy("large", "lint")
+    run((*APM, "lint", "--all"), root)  # warm-up: the parsed apm.yaml cache
+
+    def lint(_: int) -> float:
+        return timed((*APM, "lint", "--all"), root)
+
+    (samples,) = alternate(ctx.repeat, lint)
+    median = median_of(samples)
+    return [Row(SECTION, "lint --all, large (20,000 entries)", median, None, f"<= {TARGET_LINT}s",
+                median <= TARGET_LINT)]
+
+
+def run_section(ctx: Context) -> list[Row]:
+    return _hooks(ctx) + _lint_all(ctx)

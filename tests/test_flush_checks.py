@@ -1,0 +1,91 @@
+"""flush runs the checks in-process: findings are recorded, never a refusal; a secret stays out of the commit."""
+from __future__ import annotations
+
+import json
+
+from apm_git.model import trailers
+from apm_git.repo import MemoryRepo
+from tests.checks.helpers import record
+from tests.checks.test_no_secrets import SECRETS
+from tests.conftest import Invoke, git
+
+NOW = {"APM_GIT_NOW": "2026-04-06T10:00:00+00:00"}
+
+
+def committed(repo: MemoryRepo) -> set[str]:
+    return set(git(repo.root, "show", "--name-only", "--format=", "HEAD").split())
+
+
+def test_findings_are_committed_as_trailers_and_pending_items(repo: MemoryRepo, run_cli: Invoke) -> None:
+    (repo.memory / "people.md").write_text("# People\n" + "".join(f"- person {n}\n" for n in range(120)))
+    with (repo.memory / "lessons.md").open("a") as handle:
+        handle.write("\n## [2026-04-06] Broken\n- Tags: lesson\n- Body: no fitness\n")
+    ran = run_cli("--repo", str(repo.root), "flush", env=NOW)
+    assert ran.exit_code == 0, ran.stderr
+    expected = [
+        "memory/lessons.md:7: apm-record-format: missing field '- Fitness:' (fields are Tags, Fitness, Body)",
+        "memory/people.md:101: apm-budget: 121/100 lines: over its line budget by 21; archive or move entries "
+        "(`apm-git rem`), or raise its budget in apm.yaml",
+    ]
+    found = [value for key, value in trailers.parse(git(repo.root, "log", "-1", "--format=%B")) if key == "Apm-Finding"]
+    assert found == expected
+    assert all(f"apm-git: finding: {finding}" in ran.stderr for finding in expected)
+    state = json.loads((repo.memory / "flush-state.json").read_text())
+    assert [item["finding"] for item in state["pending_items"]] == expected
+    assert {"memory/people.md", "memory/lessons.md"} <= committed(repo)
+    assert git(repo.root, "status", "--porcelain") == ""
+
+
+def test_a_deleted_entry_is_recorded_not_refused(repo: MemoryRepo) -> None:
+    from apm_git.commands.flush import flush
+
+    (repo.memory / "decisions.md").write_text("# Decisions\n\n" + record("2026-01-15", "Old server config"))
+    flush(repo)
+    (repo.memory / "decisions.md").write_text("# Decisions\n")
+    result = flush(repo)
+    assert result.commit is not None
+    assert any("apm-no-loss: entry 2026-01-15-old-server-config" in finding for finding in result.findings)
+
+
+def test_a_file_with_a_secret_stays_on_disk_uncommitted_and_the_rest_is_committed(
+    repo: MemoryRepo, run_cli: Invoke,
+) -> None:
+    journal = repo.memory / "2026-04-06.md"
+    entry = record("2026-04-06", "CI token", tags="tool", body=SECRETS["GitHub Token"])
+    secret_text = "# Journal 2026-04-06\n\n" + entry
+    journal.write_text(secret_text)
+    with (repo.memory / "lessons.md").open("a") as handle:
+        handle.write("\n" + record("2026-04-06", "Pin the runner image", tags="lesson"))
+    ran = run_cli("--repo", str(repo.root), "flush", env=NOW)
+    assert ran.exit_code == 0, ran.stderr
+    assert "WARNING: memory/2026-04-06.md looks like it holds a secret, so it was NOT committed" in ran.stderr
+    assert "memory/2026-04-06.md" not in committed(repo) and "memory/lessons.md" in committed(repo)
+    assert journal.read_text() == secret_text
+    assert git(repo.root, "status", "--porcelain", "--", "memory").split() == ["??", "memory/2026-04-06.md"]
+    index = git(repo.root, "show", "HEAD:memory/INDEX.md")
+    assert "2026-04-06" not in index.split("## Daily Journals")[1]  # the index never names what the commit lacks
+    message = git(repo.root, "log", "-1", "--format=%B")
+    assert "Apm-Finding: memory/2026-04-06.md:6: apm-no-secrets: looks like a credential (GitHub Token)" in message
+    assert SECRETS["GitHub Token"].split()[2] not in message
+
+    journal.write_text(secret_text.replace(SECRETS["GitHub Token"], "CI token lives in the vault"))
+    ran = run_cli("--repo", str(repo.root), "flush", env=NOW)
+    assert ran.exit_code == 0 and "WARNING" not in ran.stderr
+    assert "memory/2026-04-06.md" in committed(repo)
+    assert "| 2026-04-06 |" in git(repo.root, "show", "HEAD:memory/INDEX.md")
+    state = json.loads((repo.memory / "flush-state.json").read_text())
+    assert state["pending_items"] == []  # the last flush's findings replace the previous ones
+
+
+def test_a_secret_in_a_tracked_file_keeps_its_committed_version(repo: MemoryRepo) -> None:
+    from apm_git.commands.flush import flush
+
+    tools = repo.memory / "tools-config.md"
+    before = git(repo.root, "show", "HEAD:memory/tools-config.md")
+    tools.write_text(before + "\n" + record("2026-04-06", "Slack bot", tags="tool", body=SECRETS["Slack Token"]))
+    (repo.memory / "people.md").write_text(git(repo.root, "show", "HEAD:memory/people.md") + "\n- Ana: reviews\n")
+    result = flush(repo)
+    assert result.withheld == ["memory/tools-config.md"] and result.commit is not None
+    assert git(repo.root, "show", "HEAD:memory/tools-config.md") == before
+    assert "memory/people.md" in committed(repo)
+    assert git(repo.root, "status", "--porcelain", "--", "memory").split() == ["M", "memory/tools-config.md"]

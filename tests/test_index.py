@@ -1,0 +1,55 @@
+"""`apm-git index`: INDEX.md in the seed's shape, deterministic for a tree and a date, from the files themselves."""
+from __future__ import annotations
+
+import datetime as dt
+
+from apm_git.commands.index import build_index
+from apm_git.model import index_md
+from apm_git.repo import MemoryRepo
+from tests.checks.helpers import record
+from tests.conftest import Invoke, git
+
+DAY = dt.date(2026, 4, 7)
+
+
+def fill(repo: MemoryRepo) -> None:
+    (repo.memory / "decisions.md").write_text("# Decisions\n\n" + record("2026-04-06", "Redis cache strategy")
+                                              + record("2026-04-02", "API v2"))
+    (repo.memory / "2026-04-06.md").write_text("# Journal\n\n" + record("2026-04-06", "Fixed cron", tags="lesson"))
+    notes = "# Journal\n\n## 09:15 — Session Notes\n- **Decision:** ship it — ready\n"
+    (repo.memory / "2026-04-07.md").write_text(notes)
+    (repo.memory / "lessons.md").write_text("# Lessons\n\n" + record(
+        "2026-04-05", "Flaky test", tags="lesson", extra="- Conflicts: 2026-04-01-old-view — says the opposite\n"))
+
+
+def test_the_index_has_the_seeds_shape(repo: MemoryRepo) -> None:
+    fill(repo)
+    text = build_index(repo, DAY)
+    lines = text.splitlines()
+    assert lines[0] == "# Memory Index"
+    assert lines[2] == "> Last rebuilt: 2026-04-07 | Total files: 7 | Budget: 850 lines across category files"
+    assert "| decisions.md | 12 | 2026-04-06 | Redis cache strategy, API v2 |" in lines
+    assert "| lessons.md | 8 | 2026-04-05 | bug root causes, workarounds, pitfalls |" in lines
+    journals = text.split("## Daily Journals")[1]
+    assert journals.index("| 2026-04-07 | ✅ | ship it |") < journals.index("| 2026-04-06 | ✅ | Fixed cron |")
+    assert "| 2026-04-05-flaky-test | lessons.md | 2026-04-01-old-view — says the opposite |" in text
+    reading = index_md.read(text)
+    assert reading.problems == [] and set(reading.journals) == {"2026-04-06", "2026-04-07"}
+
+
+def test_the_index_is_deterministic_and_reads_no_history(repo: MemoryRepo) -> None:
+    fill(repo)
+    first = build_index(repo, DAY)
+    git(repo.root, "add", "-A")
+    git(repo.root, "commit", "-qm", "files")
+    assert build_index(repo, DAY) == first  # the same tree and date, whatever the history
+
+
+def test_a_missing_category_file_is_left_out(repo: MemoryRepo, run_cli: Invoke) -> None:
+    (repo.memory / "people.md").unlink()
+    ran = run_cli("--repo", str(repo.root), "index", env={"APM_GIT_NOW": "2026-04-07"})
+    assert ran.exit_code == 0 and "rebuilt" in ran.stdout
+    text = (repo.memory / "INDEX.md").read_text()
+    assert "people.md" not in text and "| tools-config.md |" in text
+    ran = run_cli("--repo", str(repo.root), "index", env={"APM_GIT_NOW": "2026-04-07"})
+    assert "up to date" in ran.stdout
