@@ -9,7 +9,8 @@ conclusion under the same title, or a similar title), uses entries (`apm-git hit
 topics get most of the hits), flushes once (`session-end`) and
 calls `dream`.  `APM_GIT_NOW` moves through the days, so every date and commit follows the
 simulated clock.  At the end it checks that every entry ever written is live, archived, or
-folded into one that is (`Merged`), that `history` finds them, and reads the line budgets.
+folded into one that is (`Merged`), that `history` finds them, that every commit passes
+`apm-git lint` (`--from-ref C~1 --to-ref C`, in-process), and reads the line budgets.
 """
 from __future__ import annotations
 
@@ -30,13 +31,14 @@ sys.path.insert(0, str(HERE))
 
 from generate import BODIES, TITLES, TOPICS, vocabulary  # noqa: E402
 
-from apm_git import clock  # noqa: E402
+from apm_git import clock, git  # noqa: E402
 from apm_git.commands.dream import dream  # noqa: E402
 from apm_git.commands.flush import flush  # noqa: E402
 from apm_git.commands.history import history  # noqa: E402
 from apm_git.commands.hit import hit  # noqa: E402
 from apm_git.commands.init import init  # noqa: E402
 from apm_git.commands.journal import add  # noqa: E402
+from apm_git.commands.lint import lint  # noqa: E402
 from apm_git.dreaming.items import collect_items  # noqa: E402
 from apm_git.errors import ApmGitError  # noqa: E402
 from apm_git.layout import journal_date  # noqa: E402
@@ -254,8 +256,6 @@ def _timed(seconds: dict[str, float], stage: str, step: Callable[..., object], *
 
 
 def _inventory(repo: MemoryRepo, written: set[str], days: int, seed: int) -> SimulationReport:
-    from apm_git import git
-
     live: set[str] = set()
     archived: set[str] = set()
     merged: set[str] = set()
@@ -291,6 +291,19 @@ def _check_history(repo: MemoryRepo, report: SimulationReport, sample: int | Non
     report.history_checked = len(ids)
 
 
+def lint_every_commit(repo: MemoryRepo) -> list[str]:
+    """`apm-git lint --from-ref C~1 --to-ref C` of every commit, in-process; the findings, with their commit.
+
+    The first commit has no parent: all of its files get the per-file checks (`--all`).
+    """
+    shas = git.out(repo.root, "rev-list", "--reverse", "HEAD").split()
+    failures = []
+    for number, sha in enumerate(shas):
+        result = lint(repo, from_ref=f"{sha}~1" if number else sha, to_ref=sha, all_files=number == 0)
+        failures += [f"{sha[:12]} {finding}" for finding in result.findings]
+    return failures
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--days", type=int, default=365)
@@ -298,9 +311,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, help="where to make the repository (default: a new temp dir)")
     parser.add_argument("--history-sample", type=int, default=200,
                         help="how many written entries to look up with history (default 200; 0: all)")
+    parser.add_argument("--no-lint", action="store_true", help="skip `apm-git lint` of every commit")
     args = parser.parse_args(argv)
     root = args.out or Path(tempfile.mkdtemp(prefix="apm-git-year-")) / "memory-repo"
     report = simulate(root, args.days, args.seed, history_sample=args.history_sample or None,
+                      lint=None if args.no_lint else lint_every_commit,
                       progress=lambda line: print(f"# {line}", file=sys.stderr, flush=True))
     for line in report.lines():
         print(line)
