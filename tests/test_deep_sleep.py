@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from apm_git.commands.flush import flush
+from apm_git.commands.lint import lint
 from apm_git.model import trailers
 from apm_git.model.records import parse
 from apm_git.repo import MemoryRepo
@@ -31,6 +32,11 @@ def snapshot(root: Path) -> dict[str, bytes]:
         path.relative_to(root).as_posix(): path.read_bytes()
         for path in sorted(root.rglob("*")) if path.is_file() and ".git" not in path.relative_to(root).parts
     }
+
+
+def lint_findings(repo: MemoryRepo, rev: str = "HEAD") -> list[str]:
+    """`apm-git lint --from-ref REV~1 --to-ref REV`: what the checks say about one commit."""
+    return [str(finding) for finding in lint(repo, from_ref=f"{rev}~1", to_ref=rev).findings]
 
 
 def commit_trailers(root: Path, rev: str = "HEAD") -> list[tuple[str, str]]:
@@ -80,6 +86,7 @@ def test_promotes_by_criterion_and_kind_in_one_commit(journals: MemoryRepo, run_
     committed = git(repo.root, "show", "--name-only", "--format=", "HEAD").split()
     assert "memory/flush-state.json" in committed and "memory/INDEX.md" in committed
     assert git(repo.root, "status", "--porcelain") == ""
+    assert lint_findings(repo) == []
 
 
 def test_uncommitted_memory_is_flushed_first_in_its_own_commit(journals: MemoryRepo, run_cli: Invoke) -> None:
@@ -117,6 +124,7 @@ def test_old_journal_moves_as_a_pure_rename_that_log_follow_keeps(repo: MemoryRe
     follow = git(repo.root, "log", "--follow", "--format=%s", "--", "memory/archive/journals/2026-03-20.md")
     assert follow.splitlines()[-1].startswith("memory: flush")  # the history before the move is kept
     assert "2026-03-20" not in (repo.memory / "INDEX.md").read_text()
+    assert lint_findings(repo) == []
 
 
 def test_plan_changes_nothing_and_an_edited_plan_is_applied(journals: MemoryRepo, run_cli: Invoke,

@@ -10,6 +10,7 @@ from apm_git.commands.journal import add
 from apm_git.repo import MemoryRepo
 from tests.conftest import Invoke, git
 from tests.records import record, write
+from tests.test_deep_sleep import lint_findings
 
 
 def rows(run_cli: Invoke, repo: MemoryRepo, entry_id: str) -> list[tuple[str, str, str, str, str | None]]:
@@ -65,6 +66,7 @@ def test_history_follows_a_journal_into_the_archive_and_a_fold(
     ]
     assert [row[2] for row in rows(run_cli, repo, "2026-03-01-helm-flags")] == ["created", "merged"]
     assert [row[2] for row in rows(run_cli, repo, "2026-03-02-helm-flags")] == ["created", "merged"]
+    assert lint_findings(repo) == []  # the fold and the journal's rename pass every check
 
 
 def test_history_errors(repo: MemoryRepo, run_cli: Invoke) -> None:

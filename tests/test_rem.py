@@ -10,7 +10,7 @@ from apm_git.model.records import parse
 from apm_git.repo import MemoryRepo
 from tests.conftest import Invoke, git
 from tests.records import record, write
-from tests.test_deep_sleep import commit_trailers, head, snapshot
+from tests.test_deep_sleep import commit_trailers, head, lint_findings, snapshot
 
 NOW = "2026-06-01T09:00:00+00:00"
 OLD = "2026-03-01"
@@ -74,6 +74,7 @@ def test_rem_applies_every_rule_in_one_commit(memory: MemoryRepo, run_cli: Invok
     state = json.loads((repo.memory / "flush-state.json").read_text())
     assert state["dreaming"]["last_rem"] == NOW
     assert git(repo.root, "status", "--porcelain") == ""
+    assert lint_findings(repo) == []
 
 
 def test_the_guard_refuses_a_mass_archive_unless_forced(repo: MemoryRepo, run_cli: Invoke,
