@@ -209,6 +209,18 @@ WORDS: dict[str, tuple[str, ...]] = {
 _NOT_SLUG = re.compile(r"[^a-z0-9]+")
 
 
+def vocabulary(rng: random.Random, topic: tuple[str, str, tuple[str, ...], tuple[str, ...]]) -> dict[str, str]:
+    """The words that fill TITLES and BODIES templates, for one topic."""
+    tag, display, techs, things = topic
+    tech = rng.choice(techs)
+    others = [t for other in TOPICS for t in other[2] if t != tech]
+    words = {key: rng.choice(options) for key, options in WORDS.items()}
+    fill = dict(words, t=tech, T=display, x=rng.choice(things), tag=tag, alt=rng.choice(others),
+                tc=tech.capitalize(), n=str(rng.randint(2, 90)))
+    fill["path"] = words["path"].format(tag=tag, t=tech)
+    return fill
+
+
 def slugify(title: str) -> str:
     return _NOT_SLUG.sub("-", title.lower()).strip("-")
 
@@ -543,13 +555,8 @@ class Writer:
     def entry(self, kind: str, path: str, day: date, created: date, *, archive: bool, journal: bool) -> Entry:
         rng = self.rng
         self.counter += 1
-        tag, display, techs, things = rng.choice(TOPICS)
-        tech = rng.choice(techs)
-        others = [t for topic in TOPICS for t in topic[2] if t != tech]
-        words = {key: rng.choice(options) for key, options in WORDS.items()}
-        fill = dict(words, t=tech, T=display, x=rng.choice(things), tag=tag, alt=rng.choice(others),
-                    tc=tech.capitalize(), n=str(rng.randint(2, 90)))
-        fill["path"] = words["path"].format(tag=tag, t=tech)
+        fill = vocabulary(rng, rng.choice(TOPICS))
+        tag = fill["tag"]
         base = rng.choice(TITLES[kind]).format(**fill)
         base = base[0].upper() + base[1:]
         ticket = f"({tag.upper()}-{self.counter})"
@@ -574,7 +581,7 @@ class Writer:
         if proven:
             value = "HIGH"
             hits = max(hits, rng.randint(5, 24))
-        extra = [tag, slugify(tech)]
+        extra = [tag, slugify(fill["t"])]
         if rng.random() < 0.4:
             extra.append(slugify(fill["x"]))
         tags = ", ".join(dict.fromkeys([kind, *extra]))

@@ -71,3 +71,13 @@ def test_default_title() -> None:
     assert default_title("Use Redis for the session cache; Memcached lost keys.") == "Use Redis for the session cache"
     words = "one two three four five six seven eight"
     assert default_title(words + " nine ten") == words
+
+
+def test_a_long_title_twice_on_one_day_still_gets_a_distinct_id(repo: MemoryRepo,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("APM_GIT_NOW", "2026-04-06")
+    title = "Dashboard for the gitlab-ci artifact upload runner pool (CI-2015) follow-up"
+    ids = [add(repo, f"text {n}", kind="anchor", title=title).entry_id for n in range(3)]
+    assert len(set(ids)) == 3
+    assert ids[1].endswith("-2") and ids[2].endswith("-3")
+    assert all(len(entry_id) <= len("2026-04-06-") + 60 for entry_id in ids)

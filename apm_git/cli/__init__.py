@@ -99,3 +99,4 @@ from apm_git.cli import (  # noqa: E402  (registers the commands)
     core,  # noqa: F401
     loading,  # noqa: F401  (load, remember, search, hit)
 )
+from apm_git.cli import dreaming as _dreaming  # noqa: E402,F401  (registers deep-sleep, rem, dream, history)

@@ -7,13 +7,11 @@ from apm_git import clock, layout
 from apm_git.config import KINDS
 from apm_git.errors import UsageError
 from apm_git.lock import write_lock
-from apm_git.model.entry_id import entry_id
+from apm_git.model.entry_id import entry_id, slugify
 from apm_git.model.fitness import VALUES, Fitness
 from apm_git.model.records import parse, render_record
+from apm_git.model.titles import default_title
 from apm_git.repo import MemoryRepo
-
-TITLE_WORDS = 8
-TITLE_CHARS = 60
 
 
 @dataclasses.dataclass(frozen=True)
@@ -23,22 +21,28 @@ class JournalEntry:
     line: int
 
 
-def default_title(text: str) -> str:
-    first = text.strip().splitlines()[0] if text.strip() else ""
-    for stop in (". ", "; ", " — ", ": "):
-        first = first.split(stop)[0]
-    words = first.strip().rstrip(".").split()
-    title = " ".join(words[:TITLE_WORDS])
-    if len(title) > TITLE_CHARS:
-        title = title[:TITLE_CHARS].rsplit(" ", 1)[0]
-    return title
-
-
 def _clean(text: str, what: str) -> str:
     value = " ".join(text.split())
     if not value:
         raise UsageError(f"{what} is empty; give some text")
     return value
+
+
+def unique_title(base: str, date: str, taken: set[str]) -> str:
+    """`base`, or `base (2)`, `base (3)`… whose entry id is not taken yet.
+
+    Slugs are cut at MAX_SLUG characters, which would cut the number off a long title
+    (and the id would never change): the base loses words until the number fits.
+    """
+    title, number = base, 2
+    while entry_id(date, title) in taken:
+        stem = base
+        title = f"{stem} ({number})"
+        while not slugify(title).endswith(f"-{number}"):
+            stem = stem.rsplit(" ", 1)[0] if " " in stem else stem[: len(stem) // 2]
+            title = f"{stem} ({number})"
+        number += 1
+    return title
 
 
 def add(
@@ -87,10 +91,7 @@ def append_record(
     if current is None:
         current = new_file
     parsed = parse(current)
-    taken = {record.id for record in parsed.records}
-    entry_title, number = base_title, 2
-    while entry_id(today.isoformat(), entry_title) in taken:
-        entry_title, number = f"{base_title} ({number})", number + 1
+    entry_title = unique_title(base_title, today.isoformat(), {record.id for record in parsed.records})
     newline = parsed.newline
     if current and not current.endswith("\n"):
         current += newline

@@ -1,0 +1,109 @@
+"""deep-sleep, rem, dream and history."""
+from __future__ import annotations
+
+import dataclasses
+import json
+from typing import IO, Any
+
+import click
+
+from apm_git.cli import cli, emit, state
+from apm_git.errors import EXIT_FINDINGS, EXIT_OK, UsageError
+
+VERBS = {
+    "Apm-Promote": "promote", "Apm-Archive": "archive", "Apm-Move": "move",
+    "Apm-Supersede": "supersede", "Apm-Proven": "proven",
+}
+
+
+def _stage_text(result: Any) -> str:
+    if result.dry_run:
+        head = f"apm-git: {result.subject} (dry run: nothing changed)"
+    elif result.commit is None:
+        head = f"apm-git: {result.subject}; nothing changed since the last run, so no commit"
+    else:
+        head = f"apm-git: {result.subject}; committed {result.commit[:12]}"
+        if result.flushed:
+            head += f" (uncommitted memory flushed first as {result.flushed[:12]})"
+    lines = [head] + [f"  {VERBS.get(key, key)}: {value}" for key, value in result.trailers]
+    return "\n".join(lines)
+
+
+@cli.command("deep-sleep")
+@click.option("--plan", "show_plan", is_flag=True, help="Print the proposed moves as JSON; change nothing.")
+@click.option("--apply", "plan_file", type=click.File("r", encoding="utf-8"), metavar="PLAN.json",
+              help="Carry out a plan printed by --plan (possibly edited), after checking it.")
+@click.option("--dry-run", is_flag=True, help="Say what would be done; change nothing.")
+@click.option("--force", is_flag=True, help="Archive for room even past rem.max_archive_share.")
+@click.pass_context
+def deep_sleep_cmd(ctx: click.Context, show_plan: bool, plan_file: IO[str] | None, dry_run: bool, force: bool) -> int:
+    """Stage 2: promote journal items into the category files, now; archive old journals."""
+    from apm_git.commands.deep_sleep import deep_sleep, deep_sleep_plan
+    from apm_git.dreaming.plan import PlanRefused
+
+    if show_plan and plan_file is not None:
+        raise UsageError("--plan and --apply go in separate runs: print a plan, edit it, then apply it")
+    repo = state(ctx).repo()
+    if show_plan:
+        click.echo(json.dumps(deep_sleep_plan(repo), indent=2, ensure_ascii=False))
+        return EXIT_OK
+    plan_data = None
+    if plan_file is not None:
+        try:
+            plan_data = json.load(plan_file)
+        except json.JSONDecodeError as error:
+            raise PlanRefused(
+                f"{plan_file.name}:{error.lineno}: not valid JSON ({error.msg}); nothing was changed — "
+                "print a fresh plan with `apm-git deep-sleep --plan`",
+            ) from None
+    result = deep_sleep(repo, plan_data=plan_data, dry_run=dry_run, force=force)
+    emit(ctx, dataclasses.asdict(result), _stage_text(result))
+    return EXIT_OK
+
+
+@cli.command("rem")
+@click.option("--dry-run", is_flag=True, help="Say what would be done; change nothing.")
+@click.option("--force", is_flag=True, help="Run even when it archives more than rem.max_archive_share.")
+@click.pass_context
+def rem_cmd(ctx: click.Context, dry_run: bool, force: bool) -> int:
+    """Stage 3: the survival merge (score, proven, archive, fold, supersede), now; rebuild INDEX.md."""
+    from apm_git.commands.rem import rem
+
+    result = rem(state(ctx).repo(), dry_run=dry_run, force=force)
+    emit(ctx, dataclasses.asdict(result), _stage_text(result))
+    return EXIT_OK
+
+
+@cli.command("dream")
+@click.option("--force", is_flag=True, help="Pass --force to the stages that run.")
+@click.pass_context
+def dream_cmd(ctx: click.Context, force: bool) -> int:
+    """Run whichever of deep sleep and REM is due (for cron and agent hooks; safe every hour)."""
+    from apm_git.commands.dream import dream
+
+    result = dream(state(ctx).repo(), force=force)
+    text = "\n".join(_stage_text(stage) for stage in result.ran) or (
+        "" if result.refused else "apm-git: nothing due (see `apm-git status`)"
+    )
+    emit(ctx, dataclasses.asdict(result), text)
+    if result.refused:
+        click.echo(f"apm-git: {result.refused}", err=True)
+        ctx.exit(EXIT_FINDINGS)
+    return EXIT_OK
+
+
+@cli.command("history")
+@click.argument("entry_id", metavar="ENTRY-ID")
+@click.pass_context
+def history_cmd(ctx: click.Context, entry_id: str) -> int:
+    """Every commit that created, changed, promoted, moved, superseded or archived an entry, oldest first."""
+    from apm_git.commands.history import history
+
+    events = history(state(ctx).repo(), entry_id)
+    lines = []
+    for event in events:
+        where = f"{event.source} -> {event.file}" if event.source else event.file
+        detail = f"  ({event.detail})" if event.detail else ""
+        lines.append(f"{event.date[:10]}  {event.commit[:7]}  {event.trigger:<12} {event.what:<10} {where}{detail}")
+    emit(ctx, [dataclasses.asdict(event) for event in events], "\n".join(lines))
+    return EXIT_OK

@@ -1,0 +1,106 @@
+"""What deep sleep and REM share: reading the memory, the mass-archive guard, flushing first, committing."""
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+from collections.abc import Callable
+from typing import Any
+
+from apm_git import git, layout
+from apm_git.commands.flush import flush
+from apm_git.dreaming.apply import commit_run, dirty
+from apm_git.dreaming.execute import Changes
+from apm_git.dreaming.plan import PlanRefused
+from apm_git.dreaming.plan_deep_sleep import Memory
+from apm_git.errors import StateError
+from apm_git.model.records import parse
+from apm_git.repo import MemoryRepo
+
+
+@dataclasses.dataclass
+class StageResult:
+    stage: str  # deep-sleep or rem
+    subject: str
+    plan: dict[str, Any]
+    trailers: list[tuple[str, str]]
+    commit: str | None = None
+    flushed: str | None = None  # the flush that committed the user's changes first
+    dry_run: bool = False
+    elapsed: float = 0.0
+
+
+def scored_files(repo: MemoryRepo) -> list[str]:
+    """The files REM scores: the category files, then each group's experience.md."""
+    files = [name for name in layout.category_files(repo) if repo.exists(name)]
+    return files + [f"{layout.group_dir(group)}/experience.md" for group in _group_dirs(repo)
+                    if repo.exists(f"{layout.group_dir(group)}/experience.md")]
+
+
+def _group_dirs(repo: MemoryRepo) -> list[str]:
+    folder = repo.memory / "groups"
+    if not folder.is_dir():
+        return []
+    return sorted(path.name for path in folder.iterdir() if path.is_dir() and not path.is_symlink())
+
+
+def read_memory(repo: MemoryRepo) -> Memory:
+    journals = {name: repo.read(name) or "" for name in layout.journals(repo)}
+    categories = {name: repo.read(name) or "" for name in layout.category_files(repo)}
+    taken: dict[str, str] = {}
+    for rel in repo.markdown_files():
+        if rel in journals or rel == layout.INDEX:
+            continue
+        for record in parse(repo.read(rel) or "").records:
+            if record.day is not None and record.title:
+                taken.setdefault(record.id, repo.repo_path(rel))
+    archived = frozenset(
+        path.name for path in (repo.memory / layout.ARCHIVED_JOURNALS).glob("*.md")
+    ) if (repo.memory / layout.ARCHIVED_JOURNALS).is_dir() else frozenset()
+    return Memory(journals, categories, taken, archived)
+
+
+def live_entries(texts: list[str]) -> int:
+    return sum(len(parse(text).entries) for text in texts)
+
+
+def check_guard(stage: str, archived: int, live: int, share: float, force: bool) -> None:
+    """Refuse a run that would archive more than `rem.max_archive_share` of the live entries."""
+    if force or live == 0 or archived / live <= share:
+        return
+    raise PlanRefused(
+        f"{stage} would archive {archived} of {live} live entries ({archived / live:.0%}), more than "
+        f"rem.max_archive_share ({share:.0%}); nothing was changed — review it with `apm-git {stage} "
+        "--dry-run`, then run again with --force",
+    )
+
+
+def flush_first(repo: MemoryRepo, stage: str, precheck: Callable[[], object]) -> str | None:
+    """Commit the user's uncommitted memory first, so the run's commit holds only the run.
+
+    `precheck` plans the run on the uncommitted memory first: a run that would be refused
+    is refused before anything, this flush included, is committed.
+    """
+    if not git.status(repo.root, [repo.memory_prefix]):
+        return None
+    precheck()
+    return flush(repo, trigger="manual", message=f"Flushed before {stage}.").commit
+
+
+def commit_stage(
+    repo: MemoryRepo, result: StageResult, changes: Changes, body: str, today: dt.date,
+) -> None:
+    touched = [*changes.writes, *(path for move in changes.moves for path in move)]
+    busy = dirty(repo, [*touched, layout.INDEX, "flush-state.json"])
+    if busy:
+        raise StateError(
+            f"{', '.join(busy)} changed while {result.stage} was planned (or hold changes flush left out); "
+            f"flush or revert them, then run `apm-git {result.stage}` again",
+        )
+    trailers = [*result.trailers, ("Apm-Trigger", result.stage), ("Apm-Scope", "all")]
+    result.commit = commit_run(repo, changes, result.stage, result.subject, trailers, body, today)
+
+
+def counted(parts: list[tuple[str, int]], nothing: str) -> str:
+    words = [f"{label} {count}" for label, count in parts if count]
+    return ", ".join(words) if words else nothing
+

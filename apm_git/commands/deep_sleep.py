@@ -1,0 +1,95 @@
+"""`apm-git deep-sleep`: promote journal items into the category files, archive old journals (DESIGN 6)."""
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from apm_git import clock
+from apm_git.commands.consolidation import (
+    StageResult,
+    check_guard,
+    commit_stage,
+    counted,
+    flush_first,
+    live_entries,
+    read_memory,
+)
+from apm_git.dreaming.execute import execute_deep_sleep, rescored, validate
+from apm_git.dreaming.plan import (
+    DeepSleepPlan,
+    PlanRefused,
+    deep_sleep_from_json,
+    deep_sleep_json,
+    deep_sleep_trailers,
+)
+from apm_git.dreaming.plan_deep_sleep import Memory, plan_deep_sleep
+from apm_git.lock import write_lock
+from apm_git.repo import MemoryRepo
+
+STAGE = "deep-sleep"
+
+
+def deep_sleep(
+    repo: MemoryRepo, *, plan_data: Any = None, dry_run: bool = False, force: bool = False,
+) -> StageResult:
+    """Run deep sleep now: the computed plan, or `plan_data` (an edited `--plan`) after validating it."""
+    started = time.perf_counter()
+    flushed = None
+    if not dry_run:
+        flushed = flush_first(repo, STAGE, lambda: _plan(repo, read_memory(repo), plan_data, force))
+    with write_lock(repo):
+        memory = read_memory(repo)
+        plan = _plan(repo, memory, plan_data, force)
+        result = _result(repo, plan, dry_run)
+        result.flushed = flushed
+        if not dry_run:
+            archives = {a.target: repo.read(a.target) for a in plan.archivals}
+            changes = execute_deep_sleep(plan, memory, repo.config, archives)
+            commit_stage(repo, result, changes, _body(plan), plan.day)
+    result.elapsed = time.perf_counter() - started
+    return result
+
+
+def deep_sleep_plan(repo: MemoryRepo) -> dict[str, Any]:
+    """The plan that `deep-sleep` would carry out now, as JSON (for `--plan`); nothing is changed."""
+    return deep_sleep_json(plan_deep_sleep(read_memory(repo), clock.today(), repo.config), repo.memory_prefix)
+
+
+def _plan(repo: MemoryRepo, memory: Memory, plan_data: Any, force: bool) -> DeepSleepPlan:
+    today = clock.today()
+    if plan_data is None:
+        plan = plan_deep_sleep(memory, today, repo.config)
+    else:
+        try:
+            plan = deep_sleep_from_json(plan_data, repo.memory_prefix, today)
+        except PlanRefused as error:
+            raise PlanRefused(f"plan refused, nothing was changed: {error}") from None
+        problems = validate(plan, memory, repo.config)
+        if problems:
+            more = f" (and {len(problems) - 1} more problem(s))" if len(problems) > 1 else ""
+            raise PlanRefused(f"plan refused, nothing was changed: {problems[0]}{more}")
+        plan = rescored(plan, memory, repo.config)
+    live = live_entries(list(memory.categories.values()))
+    check_guard(STAGE, len(plan.archivals), live, repo.config.rem.max_archive_share, force)
+    return plan
+
+
+def _result(repo: MemoryRepo, plan: DeepSleepPlan, dry_run: bool) -> StageResult:
+    summary = counted(
+        [("promoted", len(plan.promotions)), ("archived", len(plan.archivals)),
+         ("journals moved", len(plan.journal_moves))],
+        "nothing to promote",
+    )
+    return StageResult(
+        STAGE, f"{STAGE} {summary}", deep_sleep_json(plan, repo.memory_prefix),
+        deep_sleep_trailers(plan, repo.memory_prefix), dry_run=dry_run,
+    )
+
+
+def _body(plan: DeepSleepPlan) -> str:
+    lines = [f"Deep sleep of {plan.day.isoformat()}: journal items promoted by kind into the category files."]
+    lines += [f"Kept {k.entry_id} in {k.source}: {k.reason}." for k in plan.kept[:20]]
+    if len(plan.kept) > 20:
+        lines.append(f"... and {len(plan.kept) - 20} more kept.")
+    return "\n".join(lines)
+

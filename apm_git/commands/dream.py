@@ -1,0 +1,42 @@
+"""`apm-git dream`: run whichever of deep sleep and REM is due; safe to call every hour."""
+from __future__ import annotations
+
+import dataclasses
+
+from apm_git import clock
+from apm_git.commands.consolidation import StageResult
+from apm_git.commands.deep_sleep import deep_sleep
+from apm_git.commands.rem import rem
+from apm_git.commands.status import due_dates
+from apm_git.dreaming.plan import PlanRefused
+from apm_git.repo import MemoryRepo
+from apm_git.state import load_flush_state
+
+
+@dataclasses.dataclass
+class DreamResult:
+    ran: list[StageResult] = dataclasses.field(default_factory=list)
+    refused: str | None = None  # why a due stage was refused (the mass-archive guard)
+
+    @property
+    def nothing_due(self) -> bool:
+        return not self.ran and self.refused is None
+
+
+def due_stages(repo: MemoryRepo) -> list[str]:
+    every = {"deep-sleep": repo.config.deep_sleep.every_days, "rem": repo.config.rem.every_days}
+    return [due.stage for due in due_dates(load_flush_state(repo), clock.today(), every) if due.due_now]
+
+
+def dream(repo: MemoryRepo, *, force: bool = False) -> DreamResult:
+    """Deep sleep when `deep_sleep.every_days` have passed since it last ran, then REM likewise."""
+    result = DreamResult()
+    for stage in ("deep-sleep", "rem"):
+        if stage not in due_stages(repo):
+            continue
+        try:
+            result.ran.append(deep_sleep(repo, force=force) if stage == "deep-sleep" else rem(repo, force=force))
+        except PlanRefused as refused:
+            result.refused = str(refused)
+            break
+    return result

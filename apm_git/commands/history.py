@@ -1,0 +1,197 @@
+"""`apm-git history ENTRY-ID`: every commit that created, changed, moved, promoted or archived an entry.
+
+Four git processes, whatever the length of the history:
+1. `git grep` at HEAD finds the files that hold the entry now;
+2. `git log --grep` (fixed string) finds the consolidation commits whose trailers name it,
+   and so every file it passed through (journal -> category file -> archive);
+3. `git log --raw -M` over exactly those files (and each journal's archived twin) lists the
+   commits that touched them, with the blob of each file before and after;
+4. `git cat-file --batch` reads those blobs, and only the entry's own lines are compared, so
+   plain commits without trailers (a flush, a hand edit) are found too.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+from apm_git import git, layout
+from apm_git.dreaming.locate import entry_block, header_id
+from apm_git.errors import FindingsError, UsageError
+from apm_git.model import trailers as trailer_model
+from apm_git.model.entry_id import is_entry_id
+from apm_git.repo import MemoryRepo
+
+NULL_SHA = "0" * 40
+CONSOLIDATION = ("Apm-Promote", "Apm-Archive", "Apm-Move", "Apm-Supersede", "Apm-Proven")
+
+
+@dataclasses.dataclass(frozen=True)
+class HistoryEvent:
+    date: str  # committer date, ISO 8601
+    commit: str  # short sha
+    trigger: str  # Apm-Trigger, or "-" for a commit apm-git did not make
+    what: str  # created, changed, promoted, moved, superseded, archived, proven, merged or deleted
+    file: str  # where the entry is after the commit (the file it left, when it left memory)
+    source: str | None  # the file it came from, when it changed files
+    detail: str
+    subject: str
+
+
+@dataclasses.dataclass
+class _Commit:
+    sha: str
+    date: str
+    subject: str
+    trailers: list[tuple[str, str]]
+    files: list[tuple[str, str | None, str | None]] = dataclasses.field(default_factory=list)  # path, old, new blob
+
+
+def history(repo: MemoryRepo, entry_id: str) -> list[HistoryEvent]:
+    if not is_entry_id(entry_id):
+        raise UsageError(f"{entry_id!r} is not an entry id; ids look like 2026-04-06-redis-cache-strategy")
+    if git.head(repo.root) is None:
+        raise FindingsError(f"no commits yet, so no history of {entry_id}; run `apm-git flush` first")
+    paths = _paths(repo, entry_id)
+    commits = _log(repo, sorted(paths))
+    blobs = _blobs(repo, commits)
+    events = []
+    for commit in reversed(commits):
+        event = _event(repo, commit, entry_id, blobs)
+        if event is not None:
+            events.append(event)
+    if not events:
+        raise FindingsError(
+            f"no commit created or changed {entry_id}; check the id (`apm-git search`), or flush it first",
+        )
+    return events
+
+
+def _paths(repo: MemoryRepo, entry_id: str) -> set[str]:
+    prefix = repo.memory_prefix
+    paths = {f"{prefix}/{entry_id[:10]}.md"}
+    grep = git.run(repo.root, "grep", "-z", "-F", "-e", f"## [{entry_id[:10]}]", "HEAD", "--", prefix, check=False)
+    for line in grep.stdout.decode("utf-8", "surrogateescape").split("\n"):
+        path, _, text = line.partition("\0")
+        if text and header_id(text) == entry_id:
+            paths.add(path.removeprefix("HEAD:"))
+    for _, value in _mentions(repo, entry_id):
+        paths.update(token for token in value.replace("(", " ").split() if token.startswith(prefix + "/"))
+    twins = set()
+    for path in paths:
+        rel = repo.memory_rel(path) or ""
+        name = rel.rsplit("/", 1)[-1]
+        if layout.journal_date(name) and rel in (name, f"{layout.ARCHIVED_JOURNALS}/{name}"):
+            twins |= {repo.repo_path(name), repo.repo_path(f"{layout.ARCHIVED_JOURNALS}/{name}")}
+    return {path for path in paths | twins if path.startswith(prefix + "/")}
+
+
+def _mentions(repo: MemoryRepo, entry_id: str) -> list[tuple[str, str]]:
+    """The consolidation trailers, in any commit, that name the entry."""
+    out = git.out(repo.root, "log", "-F", f"--grep={entry_id}", "--format=%x1e%B", "HEAD")
+    return [
+        (key, value)
+        for message in out.split("\x1e") if message.strip()
+        for key, value in trailer_model.parse(message)
+        if key in CONSOLIDATION and entry_id in value.replace("(", " ").replace(")", " ").split()
+    ]
+
+
+def _log(repo: MemoryRepo, paths: list[str]) -> list[_Commit]:
+    data = git.out(
+        repo.root, "log", "-z", "--topo-order", "--raw", "--no-abbrev", "-M",
+        "--format=%x1e%H%x00%cI%x00%s%x00%(trailers:only,unfold)%x00", "HEAD", "--", *paths,
+    )
+    commits = []
+    for chunk in data.split("\x1e")[1:]:
+        fields = chunk.split("\0")
+        commit = _Commit(fields[0], fields[1], fields[2], trailer_model.parse("x\n\n" + fields[3]))
+        tokens = [token.lstrip("\n") for token in fields[4:]]
+        index = 0
+        while index < len(tokens):
+            meta = tokens[index]
+            if not meta.startswith(":"):
+                index += 1
+                continue
+            _, _, old, new, status = meta[1:].split(" ")
+            old_blob, new_blob = (old if old != NULL_SHA else None), (new if new != NULL_SHA else None)
+            if status[0] in "RC":
+                commit.files.append((tokens[index + 1], old_blob if status[0] == "R" else None, None))
+                commit.files.append((tokens[index + 2], None, new_blob))
+                index += 3
+            else:
+                commit.files.append((tokens[index + 1], old_blob, new_blob))
+                index += 2
+        commits.append(commit)
+    return commits
+
+
+def _blobs(repo: MemoryRepo, commits: list[_Commit]) -> dict[str, str]:
+    shas = {blob for commit in commits for _, old, new in commit.files for blob in (old, new) if blob}
+    return {
+        sha: data.decode("utf-8", "replace")
+        for sha, data in git.cat_files(repo.root, sorted(shas)).items() if data is not None
+    }
+
+
+def _event(repo: MemoryRepo, commit: _Commit, entry_id: str, blobs: dict[str, str]) -> HistoryEvent | None:
+    sources, targets, changed = [], [], []
+    gained_proven = False
+    for path, old, new in commit.files:
+        day = layout.journal_date(path.rsplit("/", 1)[-1])
+        before = entry_block(blobs.get(old, ""), entry_id, day) if old else None
+        after = entry_block(blobs.get(new, ""), entry_id, day) if new else None
+        if before is None and after is not None:
+            targets.append(path)
+        elif before is not None and after is None:
+            sources.append(path)
+        elif before is not None and after is not None and before != after:
+            changed.append(path)
+            gained_proven |= "[PROVEN]" not in before.split("\n")[0] and "[PROVEN]" in after.split("\n")[0]
+    what, detail = _from_trailers(commit, entry_id)
+    if what is None:
+        if not (sources or targets or changed):
+            return None
+        if sources and targets:
+            what = "moved"
+        elif targets:
+            what = "created"
+        elif sources:
+            what = "deleted"
+        else:
+            what = "proven" if gained_proven else "changed"
+    file = (targets or changed or sources or [_trailer_target(commit, entry_id) or ""])[0]
+    source = sources[0] if sources and (targets or what in ("archived", "superseded", "promoted")) else None
+    trigger = dict(commit.trailers).get("Apm-Trigger", "-")
+    return HistoryEvent(commit.date, commit.sha[:12], trigger, what, file, source, detail, commit.subject)
+
+
+def _from_trailers(commit: _Commit, entry_id: str) -> tuple[str | None, str]:
+    found: dict[str, str] = {}
+    for key, value in commit.trailers:
+        words = value.split()
+        if key == "Apm-Supersede" and len(words) >= 3:
+            if words[0] == entry_id:
+                found["superseded"] = f"superseded by {words[2]}"
+            elif words[2] == entry_id:
+                found.setdefault("changed", f"supersedes {words[0]}")
+        elif key == "Apm-Archive" and words[:1] == [entry_id]:
+            found["archived"] = value.rsplit("(", 1)[-1].rstrip(")") if "(" in value else ""
+        elif key == "Apm-Promote" and words[:1] == [entry_id]:
+            found["promoted"] = value.rsplit("(", 1)[-1].rstrip(")") if "(" in value else ""
+        elif key == "Apm-Proven" and words[:1] == [entry_id]:
+            found["proven"] = ""
+        elif key == "Apm-Move" and words[:1] == [entry_id]:
+            found["merged"] = value.rsplit("(", 1)[-1].rstrip(")")
+        elif key == "Apm-Move" and value.endswith(f"(merged into {entry_id})"):
+            found["merged"] = f"absorbed {words[0]}"
+    for what in ("superseded", "archived", "promoted", "merged", "proven", "changed"):
+        if what in found:
+            return what, found[what]
+    return None, ""
+
+
+def _trailer_target(commit: _Commit, entry_id: str) -> str | None:
+    for _, value in commit.trailers:
+        words = value.split()
+        if words[:1] == [entry_id] and "->" in words:
+            return words[words.index("->") + 1]
+    return None

@@ -1,0 +1,71 @@
+"""`apm-git rem`: the survival merge over the category files and the groups' experience (DESIGN 6)."""
+from __future__ import annotations
+
+import datetime as dt
+import time
+
+from apm_git import clock, layout
+from apm_git.commands.consolidation import (
+    StageResult,
+    check_guard,
+    commit_stage,
+    counted,
+    flush_first,
+    read_memory,
+    scored_files,
+)
+from apm_git.dreaming.execute import Changes
+from apm_git.dreaming.plan import RemPlan, rem_json, rem_trailers
+from apm_git.dreaming.plan_deep_sleep import plan_deep_sleep
+from apm_git.dreaming.plan_rem import RemOutcome, plan_rem
+from apm_git.lock import write_lock
+from apm_git.repo import MemoryRepo
+
+STAGE = "rem"
+
+
+def rem(repo: MemoryRepo, *, dry_run: bool = False, force: bool = False) -> StageResult:
+    started = time.perf_counter()
+    flushed = None if dry_run else flush_first(repo, STAGE, lambda: _plan(repo, force))
+    with write_lock(repo):
+        outcome = _plan(repo, force)
+        plan = outcome.plan
+        summary = counted(
+            [("archived", len(plan.archivals)), ("proven", len(plan.proven)),
+             ("superseded", len(plan.supersessions)), ("merged", sum(len(f.folded) for f in plan.folds)),
+             ("journals moved", len(plan.journal_moves))],
+            "nothing to change",
+        )
+        result = StageResult(
+            STAGE, f"{STAGE} {summary}", rem_json(plan, repo.memory_prefix), rem_trailers(plan, repo.memory_prefix),
+            flushed=flushed, dry_run=dry_run,
+        )
+        if not dry_run:
+            changes = Changes(outcome.writes, [(move.source, move.target) for move in plan.journal_moves])
+            commit_stage(repo, result, changes, _body(plan), plan.day)
+    result.elapsed = time.perf_counter() - started
+    return result
+
+
+def _plan(repo: MemoryRepo, force: bool) -> RemOutcome:
+    today = clock.today()
+    files = {name: repo.read(name) or "" for name in scored_files(repo)}
+    outcome = plan_rem(files, repo.read(layout.archive_file(today)), today, repo.config)
+    if _old_journals(repo, today):  # worth asking deep sleep which of them have nothing left to promote
+        outcome.plan.journal_moves = plan_deep_sleep(read_memory(repo), today, repo.config).journal_moves
+    check_guard(STAGE, len(outcome.plan.archivals), outcome.plan.live, repo.config.rem.max_archive_share, force)
+    return outcome
+
+
+def _old_journals(repo: MemoryRepo, today: dt.date) -> list[str]:
+    limit = repo.config.journals.archive_after_days
+    return [name for name in layout.journals(repo) if (today - (layout.journal_date(name) or today)).days > limit]
+
+
+def _body(plan: RemPlan) -> str:
+    lines = [f"REM of {plan.day.isoformat()}: survival merge of {plan.live} live entries."]
+    lines += [
+        f"{file} stays over budget ({count} > {budget} lines): only proven or conflicting entries are left to archive."
+        for file, count, budget in plan.over_budget
+    ]
+    return "\n".join(lines)

@@ -1,0 +1,131 @@
+"""The thin layer that carries out a consolidation: write, move, commit — or put everything back.
+
+A run snapshots the bytes of every file before it first touches it (and notes every folder
+it creates); when anything fails, before or during the commit, each file gets its bytes
+back, created files and folders go, the index entries of the touched paths are reset, and
+the error goes on.  The branch only moves when the commit succeeds, as the last step.
+"""
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+from pathlib import Path
+
+from apm_git import clock, git, layout
+from apm_git.commands.index import refresh_index
+from apm_git.commit import commit
+from apm_git.dreaming.execute import Changes
+from apm_git.errors import StateError
+from apm_git.repo import MemoryRepo, write_atomic
+from apm_git.state import FLUSH_STATE, load_flush_state, save_flush_state
+
+
+class Transaction:
+    def __init__(self, repo: MemoryRepo) -> None:
+        self.repo = repo
+        self.saved: dict[str, bytes | None] = {}  # memory-relative path -> bytes before the run
+        self.created_dirs: list[Path] = []
+
+    @property
+    def touched(self) -> list[str]:
+        return list(self.saved)
+
+    def guard(self, rel: str) -> Path:
+        """Snapshot `rel` before something writes it; returns its path."""
+        path = self.repo.path(rel)
+        if rel not in self.saved:
+            if path.is_dir():
+                raise StateError(f"{self.repo.repo_path(rel)} is a folder where a file must go; move it away")
+            self.saved[rel] = path.read_bytes() if path.exists() else None
+        folder = path.parent
+        missing = []
+        while not folder.exists():
+            missing.append(folder)
+            folder = folder.parent
+        for created in reversed(missing):
+            created.mkdir()
+            self.created_dirs.append(created)
+        return path
+
+    def write(self, rel: str, text: str) -> None:
+        write_atomic(self.guard(rel), text.encode("utf-8"))
+
+    def move(self, source: str, target: str) -> None:
+        """A whole-file rename: the bytes stay the same, so git records a 100% rename."""
+        if self.repo.path(target).exists():
+            raise StateError(f"{self.repo.repo_path(target)} already exists; cannot move {source} there")
+        origin = self.guard(source)
+        origin.replace(self.guard(target))
+
+    def rollback(self) -> None:
+        for rel, data in reversed(self.saved.items()):
+            path = self.repo.path(rel)
+            if data is None:
+                with contextlib.suppress(FileNotFoundError, NotADirectoryError):
+                    path.unlink()
+            else:
+                write_atomic(path, data)
+        for folder in reversed(self.created_dirs):
+            with contextlib.suppress(OSError):
+                folder.rmdir()
+
+
+def commit_run(
+    repo: MemoryRepo,
+    changes: Changes,
+    stage: str,
+    subject: str,
+    trailers: list[tuple[str, str]],
+    body: str,
+    today: dt.date,
+) -> str | None:
+    """Write `changes`, record the run in flush-state.json, rebuild INDEX.md, and commit it all as one.
+
+    None when the run changed no byte (the same run again at the same moment): there is nothing to commit.
+    """
+    tx = Transaction(repo)
+    staged = False
+    try:
+        for rel, text in changes.writes.items():
+            tx.write(rel, text)
+        for source, target in changes.moves:
+            tx.move(source, target)
+        tx.guard(FLUSH_STATE)
+        state = load_flush_state(repo)
+        dreaming = state.get("dreaming")
+        if not isinstance(dreaming, dict):
+            dreaming = state["dreaming"] = {}
+        dreaming[f"last_{stage.replace('-', '_')}"] = clock.stamp()
+        save_flush_state(repo, state)
+        tx.guard(layout.INDEX)
+        refresh_index(repo, today)
+        paths = [repo.repo_path(rel) for rel in tx.touched]
+        if not git.status(repo.root, paths):
+            return None  # run again at the same moment: not even the recorded time changed
+        staged = True
+        return commit(repo, paths, subject, trailers, body)
+    except OSError as error:
+        _undo(repo, tx, staged)
+        where = f" {error.filename}" if error.filename else ""
+        raise StateError(
+            f"{stage} could not write the memory ({error.strerror or error}{where}); every file was put back "
+            "as it was — fix that, then run it again",
+        ) from None
+    except BaseException:
+        _undo(repo, tx, staged)
+        raise
+
+
+def _undo(repo: MemoryRepo, tx: Transaction, staged: bool) -> None:
+    tx.rollback()
+    if staged:  # `git add` may have run before the commit failed: unstage what it staged
+        paths = [repo.repo_path(rel) for rel in tx.touched]
+        git.run(repo.root, "reset", "-q", "--pathspec-from-file=-", "--pathspec-file-nul",
+                stdin=git.pathspec_stdin(paths), check=False)
+
+
+def dirty(repo: MemoryRepo, rels: list[str]) -> list[str]:
+    """Which of these memory paths have uncommitted changes."""
+    if not rels:
+        return []
+    return sorted({change.path for change in git.status(repo.root, [repo.repo_path(rel) for rel in rels])})

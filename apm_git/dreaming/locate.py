@@ -1,0 +1,35 @@
+"""Find one entry's lines in a file's text, fast: for `history`, over thousands of file versions."""
+from __future__ import annotations
+
+import datetime as dt
+
+from apm_git.dreaming.items import collect_items
+from apm_git.model.records import parse
+
+
+def entry_block(text: str, entry_id: str, journal_day: dt.date | None = None) -> str | None:
+    """The entry's record (trailing blank lines dropped), or in a journal the session-note item it comes from."""
+    marker = f"## [{entry_id[:10]}]"
+    if marker in text:
+        lines = text.split("\n")
+        for start, line in enumerate(lines):
+            if not line.startswith(marker) or header_id(line) != entry_id:
+                continue
+            end = start + 1
+            while end < len(lines) and not lines[end].startswith("## "):
+                end += 1
+            return "\n".join(lines[start:end]).rstrip()
+    if journal_day is not None and "session notes" in text.casefold():
+        parsed = parse(text)
+        for item in collect_items("", journal_day, parsed):
+            if item.form == "note" and item.entry_id == entry_id:
+                block = parsed.blocks[item.place.block]
+                return "".join(block.lines[offset] for offset in item.place.lines).rstrip()
+    return None
+
+
+def header_id(line: str) -> str | None:
+    """The entry id of a `## [YYYY-MM-DD] Title` line."""
+    records = parse(line.rstrip("\r\n") + "\n").records
+    return records[0].id if records and records[0].day is not None and records[0].title else None
+

@@ -1,0 +1,204 @@
+"""Deep sleep (DESIGN 6), planned: which journal items to promote, where, and which journals to archive.
+
+An item is promoted when it is
+- `referenced`: its entry id is in the journals of two or more days, or it was used
+  (`last_referenced`) on a day after its own;
+- `high-value`: `decision_value=HIGH`;
+- `lesson`: its kind is lesson;
+- `recurring`: another entry with a similar title (apm_git.model.titles) is in a journal
+  of another day, or already in a category file.
+`pending` and `anchor` items are never promoted: they stay until their journal is archived.
+The first occurrence of an id (oldest journal, first in file) is the one promoted; identical
+copies of it (same id and text) go with it; a copy with other text stays where it is.
+
+A category file never ends over its line budget: when the promoted records would pass it,
+the file's entries and the new records compete by score (apm_git.dreaming.score); the
+lowest go first (an old entry to the archive, a new one stays in its journal for now),
+never a proven entry or one in conflict.  A journal more than `journals.archive_after_days`
+old that this run takes nothing from moves whole to `archive/journals/`.
+"""
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+from collections.abc import Mapping
+
+from apm_git import layout
+from apm_git.config import Config
+from apm_git.dreaming.edit import append_records, rewrite
+from apm_git.dreaming.items import JournalItem, collect_items
+from apm_git.dreaming.plan import Archival, DeepSleepPlan, JournalMove, Kept, Promotion
+from apm_git.dreaming.score import budget_order, protected, record_score
+from apm_git.dreaming.titleindex import TitleIndex
+from apm_git.model.fitness import VALUES, Fitness
+from apm_git.model.records import Record, RecordFile, parse, set_field
+from apm_git.model.titles import title_words
+
+NEVER_PROMOTED = ("pending", "anchor")
+
+
+@dataclasses.dataclass(frozen=True)
+class Memory:
+    """What deep sleep reads: live journals and category files, and the ids used elsewhere."""
+
+    journals: Mapping[str, str]  # live journal name -> text
+    categories: Mapping[str, str]  # category file -> text ("" when absent)
+    taken: Mapping[str, str]  # entry id -> file, for every entry outside the live journals
+    archived_journals: frozenset[str] = frozenset()  # names already in archive/journals/
+
+    def items(self) -> dict[str, list[JournalItem]]:
+        found = {}
+        for name in sorted(self.journals):
+            day = layout.journal_date(name)
+            assert day is not None, name
+            found[name] = collect_items(name, day, parse(self.journals[name]))
+        return found
+
+
+@dataclasses.dataclass(frozen=True)
+class Candidate:
+    item: JournalItem
+    copies: tuple[JournalItem, ...]
+    target: str
+    reasons: tuple[str, ...]
+
+
+def plan_deep_sleep(memory: Memory, today: dt.date, config: Config) -> DeepSleepPlan:
+    plan = DeepSleepPlan(today)
+    items = memory.items()
+    candidates = _candidates(items, memory, config, plan.kept)
+    for target in sorted({candidate.target for candidate in candidates}):
+        group = [candidate for candidate in candidates if candidate.target == target]
+        _fit(plan, group, target, memory.categories.get(target, ""), today, config)
+    touched = {p.source for p in plan.promotions} | {copy for p in plan.promotions for copy in p.copies}
+    plan.journal_moves = journal_moves(list(items), touched, memory.archived_journals, today, config)
+    return plan
+
+
+def journal_moves(
+    journals: list[str], touched: set[str], archived: frozenset[str], today: dt.date, config: Config,
+) -> list[JournalMove]:
+    """Old journals this run takes nothing from (so the move is a 100% rename) go to archive/journals/."""
+    moves = []
+    for name in sorted(journals):
+        day = layout.journal_date(name)
+        if day is None or (today - day).days <= config.journals.archive_after_days:
+            continue
+        if name in touched or name in archived:
+            continue
+        moves.append(JournalMove(name, f"{layout.ARCHIVED_JOURNALS}/{name}"))
+    return moves
+
+
+def promoted_record(item: JournalItem, copies: tuple[JournalItem, ...], source: str) -> Record:
+    """The record that lands in the category file: copies' fitness folded in, `Source:` set."""
+    fitnesses = [item.fitness] + [copy.fitness for copy in copies]
+    merged = Fitness(
+        max(f.last_referenced for f in fitnesses),
+        max(f.hit_count for f in fitnesses),
+        min((f.decision_value for f in fitnesses), key=VALUES.index),
+    )
+    record = item.record
+    if merged != item.fitness:
+        record = set_field(record, "Fitness", merged.render())
+    existing = record.field("Source")
+    if existing != source:
+        record = set_field(record, "Source", f"{existing}; {source}" if existing else source)
+    return record
+
+
+def _candidates(
+    items: dict[str, list[JournalItem]], memory: Memory, config: Config, kept: list[Kept],
+) -> list[Candidate]:
+    everything = [item for name in sorted(items) for item in items[name]]
+    by_id: dict[str, list[JournalItem]] = {}
+    for item in everything:
+        by_id.setdefault(item.entry_id, []).append(item)
+    journal_titles: TitleIndex[tuple[dt.date, str]] = TitleIndex()
+    for item in everything:
+        journal_titles.add(title_words(item.title), (item.day, item.entry_id))
+    category_titles: TitleIndex[str] = TitleIndex()
+    for name, text in memory.categories.items():
+        for record in parse(text).entries:
+            category_titles.add(title_words(record.title), name)
+    candidates = []
+    for entry_id, group in by_id.items():
+        item = group[0]
+        if item.kind in NEVER_PROMOTED:
+            continue
+        copies = tuple(other for other in group[1:] if other.content_key == item.content_key)
+        kept += [
+            Kept(entry_id, other.journal, f"same id as the entry in {item.journal} with other text")
+            for other in group[1:] if other not in copies
+        ]
+        target = config.routing.get(item.kind)
+        if target is None:
+            kept.append(Kept(entry_id, item.journal, f"kind {item.kind!r} has no route in apm.yaml routing"))
+            continue
+        if entry_id in memory.taken:
+            kept.append(Kept(entry_id, item.journal, f"the id is already used in {memory.taken[entry_id]}"))
+            continue
+        words = title_words(item.title)
+        reasons = []
+        if len({other.day for other in group}) > 1 or item.fitness.last_referenced > item.day:
+            reasons.append("referenced")
+        if item.fitness.decision_value == "HIGH":
+            reasons.append("high-value")
+        if item.kind == "lesson":
+            reasons.append("lesson")
+        others = ((day, other) for day, other in journal_titles.similar(words) if other != entry_id)
+        if any(day != item.day for day, _ in others) or any(category_titles.similar(words)):
+            reasons.append("recurring")
+        if reasons:
+            candidates.append(Candidate(item, copies, target, tuple(reasons)))
+    return candidates
+
+
+def _fit(
+    plan: DeepSleepPlan, group: list[Candidate], target: str, text: str, today: dt.date, config: Config,
+) -> None:
+    """Promote `group` into `target`, making room by score when the file would pass its budget."""
+    parsed = parse(text)
+    records = [promoted_record(c.item, c.copies, f"{config.memory_dir}/{c.item.journal}") for c in group]
+    chosen = list(range(len(group)))
+    removed: list[int] = []
+    budget = config.budget_for(target)
+
+    def lines() -> int:
+        kept_text = rewrite(parsed, dict.fromkeys(removed))
+        return parse(append_records(kept_text, [records[i] for i in chosen], parsed.newline)).line_count
+
+    if budget is not None and lines() > budget:
+        pool: list[tuple[tuple[int, str, str, str], int, int]] = [
+            (budget_order(block, today, config.rem), 0, index)
+            for index, block in enumerate(parsed.blocks)
+            if isinstance(block, Record) and block.ok and not protected(block)
+        ]
+        pool += [(budget_order(record, today, config.rem), 1, index) for index, record in enumerate(records)]
+        for _, is_new, index in sorted(pool):
+            if lines() <= budget:
+                break
+            if is_new:
+                chosen.remove(index)
+                candidate = group[index]
+                plan.kept.append(Kept(candidate.item.entry_id, candidate.item.journal,
+                                      f"no room in {config.memory_dir}/{target} (budget {budget} lines)"))
+            else:
+                removed.append(index)
+    for index in chosen:
+        candidate = group[index]
+        plan.promotions.append(Promotion(
+            candidate.item.entry_id, candidate.item.journal, target, ", ".join(candidate.reasons),
+            tuple(dict.fromkeys(copy.journal for copy in candidate.copies if copy.journal != candidate.item.journal)),
+        ))
+    for index in removed:
+        record = _record(parsed, index)
+        plan.archivals.append(Archival(
+            record.id, target, layout.archive_file(today), record_score(record, today, config.rem), "budget",
+        ))
+
+
+def _record(parsed: RecordFile, index: int) -> Record:
+    block = parsed.blocks[index]
+    assert isinstance(block, Record)
+    return block

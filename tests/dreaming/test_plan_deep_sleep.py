@@ -1,0 +1,167 @@
+"""Deep sleep planned on texts: each promotion criterion, the routing, budgets, journal moves."""
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+
+from apm_git.config import Config
+from apm_git.dreaming.execute import execute_deep_sleep, validate
+from apm_git.dreaming.plan import Promotion
+from apm_git.dreaming.plan_deep_sleep import Memory, plan_deep_sleep
+from apm_git.model.records import parse
+from tests.records import memory_file, record
+
+TODAY = dt.date(2026, 4, 10)
+CONFIG = Config()
+
+
+def journal(*records: str) -> str:
+    return memory_file(*records, title="Journal")
+
+
+def memory_of(journals: dict[str, str], categories: dict[str, str] | None = None,
+             taken: dict[str, str] | None = None) -> Memory:
+    return Memory(journals, categories or {}, taken or {})
+
+
+def promoted(memory: Memory) -> dict[str, tuple[str, str]]:
+    plan = plan_deep_sleep(memory, TODAY, CONFIG)
+    return {p.entry_id: (p.target, p.reason) for p in plan.promotions}
+
+
+def test_each_criterion_promotes_and_routes_by_kind() -> None:
+    memory = memory_of({
+        "2026-04-08.md": journal(
+            record("2026-04-08", "Use Redis for sessions", "decision", value="HIGH"),
+            record("2026-04-08", "Token refresh race", "lesson"),
+            record("2026-04-08", "Bob owns billing", "person", last="2026-04-09"),
+            record("2026-04-08", "Staging runs on eu-west-1 nodes", "context"),
+            record("2026-04-08", "Plain decision of the day", "decision"),
+            record("2026-04-08", "Finish the migration", "pending", value="HIGH"),
+            record("2026-04-08", "Config lives in /etc/app", "anchor", value="HIGH"),
+        ),
+        "2026-04-09.md": journal(record("2026-04-09", "Staging runs on the eu-west-1 nodes", "context")),
+    })
+    assert promoted(memory) == {
+        "2026-04-08-use-redis-for-sessions": ("decisions.md", "high-value"),
+        "2026-04-08-token-refresh-race": ("lessons.md", "lesson"),
+        "2026-04-08-bob-owns-billing": ("people.md", "referenced"),  # used on a later day
+        "2026-04-08-staging-runs-on-eu-west-1-nodes": ("project-context.md", "recurring"),
+        "2026-04-09-staging-runs-on-the-eu-west-1-nodes": ("project-context.md", "recurring"),
+    }
+
+
+def test_same_id_on_two_days_is_promoted_once_with_its_identical_copy() -> None:
+    entry = record("2026-04-08", "Pin the Helm chart", "tool")
+    changed = record("2026-04-08", "Pin the Helm chart", "tool", body="a different conclusion")
+    memory = memory_of({
+        "2026-04-08.md": journal(entry),
+        "2026-04-09.md": journal(entry.replace("last_referenced=2026-04-08", "last_referenced=2026-04-09")),
+        "2026-04-10.md": journal(changed),
+    })
+    plan = plan_deep_sleep(memory, TODAY, CONFIG)
+    assert plan.promotions == [
+        Promotion("2026-04-08-pin-the-helm-chart", "2026-04-08.md", "tools-config.md", "referenced",
+                  ("2026-04-09.md",)),
+    ]
+    assert [(k.source, k.reason) for k in plan.kept] == [
+        ("2026-04-10.md", "same id as the entry in 2026-04-08.md with other text"),
+    ]
+    changes = execute_deep_sleep(plan, memory, CONFIG, {})
+    assert "Pin the Helm chart" not in changes.writes["2026-04-08.md"]
+    assert "Pin the Helm chart" not in changes.writes["2026-04-09.md"]
+    assert "2026-04-10.md" not in changes.writes  # the copy with other text stays
+    target = parse(changes.writes["tools-config.md"]).entries
+    assert [r.field("Fitness") for r in target] == ["last_referenced=2026-04-09, hit_count=0, decision_value=MEDIUM"]
+    assert target[0].field("Source") == "memory/2026-04-08.md"
+
+
+def test_a_title_already_in_a_category_file_recurs() -> None:
+    memory = memory_of(
+        {"2026-04-09.md": journal(record("2026-04-09", "Use Redis for sessions", "decision"))},
+        {"decisions.md": memory_file(record("2026-03-01", "Use Redis for the sessions", "decision"))},
+    )
+    assert promoted(memory) == {"2026-04-09-use-redis-for-sessions": ("decisions.md", "recurring")}
+
+
+def test_routing_follows_the_config_and_unrouted_ids_or_taken_ids_stay() -> None:
+    config = dataclasses.replace(CONFIG, routing={**CONFIG.routing, "lesson": "decisions.md"})
+    memory = memory_of(
+        {"2026-04-09.md": journal(
+            record("2026-04-09", "Token refresh race", "lesson"),
+            record("2026-04-09", "Odd kind", "misc", value="HIGH"),
+            record("2026-04-09", "Known lesson", "lesson"),
+        )},
+        taken={"2026-04-09-known-lesson": "memory/archive/2026-04.md"},
+    )
+    plan = plan_deep_sleep(memory, TODAY, config)
+    assert [(p.entry_id, p.target) for p in plan.promotions] == [("2026-04-09-token-refresh-race", "decisions.md")]
+    assert [k.reason for k in plan.kept] == [
+        "kind 'misc' has no route in apm.yaml routing",
+        "the id is already used in memory/archive/2026-04.md",
+    ]
+
+
+def test_a_full_category_file_makes_room_by_score_or_keeps_the_newcomer() -> None:
+    config = dataclasses.replace(CONFIG, budgets={**CONFIG.budgets, "lessons.md": 13})
+    old = record("2026-01-01", "Old lesson", "lesson", last="2025-12-01", value="LOW")  # score 0
+    proven = record("2025-01-01", "Proven lesson", "lesson", last="2025-01-01", hits=9, value="HIGH", proven=True)
+    lessons = memory_file(old, proven, title="Lessons")  # 12 lines
+    new = {"2026-04-09.md": journal(record("2026-04-09", "New lesson", "lesson"))}
+    memory = memory_of(new, {"lessons.md": lessons})
+    plan = plan_deep_sleep(memory, TODAY, config)
+    assert [p.entry_id for p in plan.promotions] == ["2026-04-09-new-lesson"]
+    assert [(a.entry_id, a.target, a.reason, a.score) for a in plan.archivals] == [
+        ("2026-01-01-old-lesson", "archive/2026-04.md", "budget", 0),
+    ]
+    changes = execute_deep_sleep(plan, memory, config, {})
+    assert parse(changes.writes["lessons.md"]).line_count <= 13
+    archived = parse(changes.writes["archive/2026-04.md"]).entries
+    assert archived[0].field("Archived") == (
+        "2026-04-10 (fitness score: 0, last_referenced: 2025-12-01, from memory/lessons.md)"
+    )
+    # With only the proven entry left to compete, the newcomer waits in its journal.
+    crowded = memory_of({"2026-04-09.md": journal(record("2026-04-09", "New lesson", "lesson"))},
+                       {"lessons.md": memory_file(proven, title="Lessons")})
+    tight = dataclasses.replace(CONFIG, budgets={**CONFIG.budgets, "lessons.md": 8})
+    plan = plan_deep_sleep(crowded, TODAY, tight)
+    assert plan.promotions == [] and plan.archivals == []
+    assert [k.reason for k in plan.kept] == ["no room in memory/lessons.md (budget 8 lines)"]
+
+
+def test_old_journals_move_whole_unless_this_run_takes_from_them() -> None:
+    memory = Memory(
+        {
+            "2026-03-20.md": journal(record("2026-03-20", "Finish it", "pending")),  # 21 days: moves
+            "2026-03-25.md": journal(record("2026-03-25", "A lesson", "lesson")),  # 16 days, promoting
+            "2026-03-27.md": journal(record("2026-03-27", "Anchor", "anchor")),  # 14 days: not yet
+            "2026-03-21.md": journal(),
+        },
+        {}, {}, frozenset({"2026-03-21.md"}),  # already in archive/journals: left alone
+    )
+    plan = plan_deep_sleep(memory, TODAY, CONFIG)
+    assert [(m.source, m.target) for m in plan.journal_moves] == [("2026-03-20.md", "archive/journals/2026-03-20.md")]
+    assert [p.source for p in plan.promotions] == ["2026-03-25.md"]
+    changes = execute_deep_sleep(plan, memory, CONFIG, {})
+    assert changes.moves == [("2026-03-20.md", "archive/journals/2026-03-20.md")]
+    assert "2026-03-20.md" not in changes.writes
+
+
+def test_validate_names_every_problem_of_an_edited_plan() -> None:
+    memory = memory_of({"2026-04-09.md": journal(
+        record("2026-04-09", "A lesson", "lesson"), record("2026-04-09", "Todo", "pending"),
+    )}, {"decisions.md": memory_file(record("2026-01-01", "Proven", hits=9, proven=True))})
+    plan = plan_deep_sleep(memory, TODAY, CONFIG)
+    assert validate(plan, memory, CONFIG) == []
+    plan.promotions += [
+        Promotion("2026-04-09-nope", "2026-04-09.md", "lessons.md", "x"),
+        Promotion("2026-04-09-todo", "2026-04-09.md", "lessons.md", "x"),
+        Promotion("2026-04-09-a-lesson", "2026-04-09.md", "INDEX.md", "x"),
+    ]
+    assert validate(plan, memory, CONFIG) == [
+        "2026-04-09-a-lesson: the id is promoted twice",
+        "promote 2026-04-09-nope: no such entry in memory/2026-04-09.md",
+        "promote 2026-04-09-todo: pending items are never promoted",
+        "promote 2026-04-09-a-lesson: target memory/INDEX.md is not a category file (one of decisions.md, "
+        "lessons.md, people.md, project-context.md, tools-config.md)",
+    ]

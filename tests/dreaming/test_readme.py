@@ -1,0 +1,27 @@
+"""The README's Dreaming section says what the code does: commands, trailers, "similar title"."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from apm_git.dreaming.items import LABELS
+from apm_git.model.titles import MIN_OVERLAP, MIN_WORDS, STOP_WORDS
+
+README = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+SECTION = README[README.index("## Dreaming"):README.index("## Configuration")]
+
+
+def test_commands_are_in_the_commands_table() -> None:
+    for command in ("deep-sleep", "rem", "dream", "history"):
+        assert f"| `apm-git {command} " in README, command
+
+
+def test_every_trailer_is_documented() -> None:
+    for trailer in ("Apm-Promote", "Apm-Archive", "Apm-Supersede", "Apm-Proven", "Apm-Move", "Apm-Trigger"):
+        assert f"| `{trailer}` |" in SECTION, trailer
+
+
+def test_similar_title_is_documented_as_coded() -> None:
+    assert f"*{' '.join(sorted(STOP_WORDS))}*" in SECTION.replace("\n", " ")
+    assert f"at least {MIN_WORDS} words and share at least {MIN_OVERLAP:.0%}".replace("%", " %") in SECTION
+    for label in LABELS:
+        assert label.capitalize() in SECTION, label

@@ -1,0 +1,61 @@
+"""`apm-git dream`: runs what is due, as time moves, and nothing else."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from apm_git.repo import MemoryRepo
+from tests.conftest import Invoke, git
+from tests.records import record, write
+
+
+def dream_at(run_cli: Invoke, repo: MemoryRepo, when: str) -> tuple[int, list[str]]:
+    """Run `dream` at `when`; the exit code and the subjects of the commits it made."""
+    before = git(repo.root, "rev-parse", "HEAD").strip()
+    ran = run_cli("--repo", str(repo.root), "dream", env={"APM_GIT_NOW": f"{when}T09:00:00+00:00"})
+    subjects = git(repo.root, "log", "--format=%s", f"{before}..HEAD").splitlines()
+    return ran.exit_code, list(reversed(subjects))
+
+
+def test_dream_runs_each_stage_when_it_is_due(repo: MemoryRepo, run_cli: Invoke) -> None:
+    code, made = dream_at(run_cli, repo, "2026-04-01")  # never ran: both are due
+    assert code == 0 and made == ["memory: deep-sleep nothing to promote", "memory: rem nothing to change"]
+    state = json.loads((repo.memory / "flush-state.json").read_text())["dreaming"]
+    assert state == {"last_deep_sleep": "2026-04-01T09:00:00+00:00", "last_rem": "2026-04-01T09:00:00+00:00"}
+    assert dream_at(run_cli, repo, "2026-04-01") == (0, [])  # called again within the hour: nothing
+    assert dream_at(run_cli, repo, "2026-04-03") == (0, [])
+    assert dream_at(run_cli, repo, "2026-04-04")[1] == ["memory: deep-sleep nothing to promote"]
+    assert dream_at(run_cli, repo, "2026-04-07")[1] == ["memory: deep-sleep nothing to promote"]
+    assert dream_at(run_cli, repo, "2026-04-08")[1] == ["memory: rem nothing to change"]
+    assert dream_at(run_cli, repo, "2026-04-09") == (0, [])
+    # A late run (the machine slept for a month) runs each stage once.
+    assert dream_at(run_cli, repo, "2026-05-20")[1] == [
+        "memory: deep-sleep nothing to promote", "memory: rem nothing to change",
+    ]
+    status = run_cli("--repo", str(repo.root), "--json", "status", env={"APM_GIT_NOW": "2026-05-21T09:00:00+00:00"})
+    due = {item["stage"]: item["next_due"] for item in json.loads(status.stdout)["due"]}
+    assert due == {"deep-sleep": "2026-05-23", "rem": "2026-05-27"}
+
+
+def test_dream_says_nothing_is_due(repo: MemoryRepo, run_cli: Invoke) -> None:
+    dream_at(run_cli, repo, "2026-04-01")
+    ran = run_cli("--repo", str(repo.root), "dream", env={"APM_GIT_NOW": "2026-04-02T10:00:00+00:00"})
+    assert ran.exit_code == 0 and ran.stdout.strip() == "apm-git: nothing due (see `apm-git status`)"
+
+
+def test_dream_promotes_then_scores_and_reports_a_refused_rem(repo: MemoryRepo, run_cli: Invoke,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    write(repo.memory, "2026-03-30.md", record("2026-03-30", "Token refresh race", "lesson"))
+    write(repo.memory, "people.md", *(record("2026-01-01", f"Gone {i}", "person", value="LOW", last="2026-01-02")
+                                      for i in range(2)))
+    ran = run_cli("--repo", str(repo.root), "dream", env={"APM_GIT_NOW": "2026-04-01T09:00:00+00:00"})
+    assert ran.exit_code == 1
+    assert "rem would archive 2 of 3 live entries (67%)" in ran.stderr and "--force" in ran.stderr
+    assert "deep-sleep promoted 1" in ran.stdout
+    subjects = git(repo.root, "log", "-3", "--format=%s").splitlines()
+    assert subjects[0] == "memory: deep-sleep promoted 1" and subjects[1].startswith("memory: flush")
+    state = json.loads((repo.memory / "flush-state.json").read_text())["dreaming"]
+    assert "last_rem" not in state  # REM did not run: it stays due
+    ran = run_cli("--repo", str(repo.root), "dream", "--force", env={"APM_GIT_NOW": "2026-04-01T10:00:00+00:00"})
+    assert ran.exit_code == 0 and "rem archived 2" in ran.stdout
