@@ -9,6 +9,8 @@ PATH="$PWD/.venv/bin:$PATH"
 export PATH
 demo=${1:-$(mktemp -d)/demo-memory}
 
+# The demo moves a simulated clock through four days (APM_GIT_NOW; commits carry its dates).
+export APM_GIT_NOW=2026-04-05T09:00:00
 echo "== apm-git init $demo"
 apm-git init "$demo"
 cd "$demo"
@@ -18,7 +20,7 @@ export APM_GIT_NOW=2026-04-05T10:00:00
 apm-git journal add "Use Redis for the session cache; Memcached lost keys on restart." \
   --kind decision --tags cache,redis --value HIGH
 apm-git journal add "The flaky login test was a race on the token refresh; await the refresh first." \
-  --kind lesson --tags tests,auth
+  --kind lesson --tags tests,auth --title "Flaky login test"
 apm-git journal add "Finish the v2 migration of the billing API" --kind pending
 apm-git flush --trigger session-end --session demo-1 -m "end of the first session"
 
@@ -27,6 +29,17 @@ apm-git journal add "Deploys go through the staging cluster first (make deploy-s
   --kind context --tags deploy
 echo '{"session_id": "demo-2", "hook_event_name": "PreCompact", "trigger": "auto", "cwd": "'"$demo"'"}' \
   | apm-git flush --hook-input -
+
+echo "== Day 3: a new session loads the index first, then what its intent needs, under a token budget"
+export APM_GIT_NOW=2026-04-08T09:00:00
+apm-git load --intent "debug the flaky login test" --session demo-3
+apm-git hit 2026-04-05-flaky-login-test
+apm-git search redis
+
+echo "== dream: deep sleep and REM are due; journal items are promoted into the category files"
+apm-git dream
+echo "== apm-git history of the lesson: written in a journal, promoted, hit"
+apm-git history 2026-04-05-flaky-login-test
 
 echo "== apm-git status"
 apm-git status
