@@ -1,4 +1,4 @@
-"""The README's Dreaming section says what the code does: commands, trailers, "similar title"."""
+"""The README's Dreaming section says what the code does: trailers and "similar title"."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -8,11 +8,6 @@ from apm_git.model.titles import MIN_OVERLAP, MIN_WORDS, STOP_WORDS
 
 README = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
 SECTION = README[README.index("## Dreaming"):README.index("## Configuration")]
-
-
-def test_commands_are_in_the_commands_table() -> None:
-    for command in ("deep-sleep", "rem", "dream", "history"):
-        assert f"| `apm-git {command} " in README, command
 
 
 def test_every_trailer_is_documented() -> None:

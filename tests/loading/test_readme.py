@@ -1,4 +1,4 @@
-"""The README documents what the code does: the Dreaming domain table and the new commands."""
+"""The README documents what the code does: the Dreaming domain table."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -13,8 +13,3 @@ def test_domain_table_matches_the_code() -> None:
     for domain in DOMAINS:
         files = ", ".join(dict.fromkeys(DEFAULT_ROUTING[kind] for kind in domain.kinds))
         assert f"| {domain.name} | {files} | {', '.join(domain.keywords)} |" in README, domain.name
-
-
-def test_commands_are_in_the_commands_table() -> None:
-    for command in ("load", "remember", "search", "hit"):
-        assert f"| `apm-git {command} " in README, command
