@@ -4,7 +4,7 @@
 set -eu
 cd "$(dirname "$0")"
 python3 -m venv .venv
-.venv/bin/pip install -q .
+.venv/bin/pip install -q -e .
 PATH="$PWD/.venv/bin:$PATH"
 export PATH
 demo=${1:-$(mktemp -d)/demo-memory}

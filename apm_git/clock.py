@@ -8,7 +8,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 
-from apm_git.errors import UsageError
+from apm_git.errors import StateError
 
 ENV_NOW = "APM_GIT_NOW"
 
@@ -24,7 +24,7 @@ def now() -> dt.datetime:
         else:
             parsed = dt.datetime.fromisoformat(raw)
     except ValueError:
-        raise UsageError(
+        raise StateError(
             f"{ENV_NOW}={raw!r} is not an ISO date or datetime "
             "(use e.g. 2026-04-06 or 2026-04-06T14:30:00)",
         ) from None

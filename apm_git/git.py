@@ -86,6 +86,8 @@ class Change:
 
 
 def status(root: Path, pathspecs: Sequence[str]) -> list[Change]:
+    if not pathspecs:  # no pathspec would mean the whole work tree, never what a caller wants
+        return []
     proc = run(root, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", "--", *pathspecs)
     return parse_status(proc.stdout)
 
@@ -129,7 +131,19 @@ def cat_files(root: Path, specs: Iterable[str]) -> dict[str, bytes | None]:
 
 
 def pathspec_stdin(paths: Iterable[str]) -> bytes:
-    return b"".join(path.encode("utf-8", "surrogateescape") + b"\0" for path in paths)
+    """Paths for `--pathspec-from-file=- --pathspec-file-nul`.  An empty list would make git act on
+    the whole tree (`git add -A` of everything the user has), so it is refused."""
+    data = b"".join(path.encode("utf-8", "surrogateescape") + b"\0" for path in paths)
+    if not data:
+        raise ValueError("no paths given: git would act on the whole work tree")
+    return data
+
+
+def unstage(root: Path, paths: Sequence[str]) -> None:
+    """Put the index entries of `paths` back to HEAD's (undoing a `git add` of them)."""
+    if paths:
+        run(root, "reset", "-q", "--pathspec-from-file=-", "--pathspec-file-nul",
+            stdin=pathspec_stdin(paths), check=False)
 
 
 def commit_paths(
@@ -158,6 +172,7 @@ def commit_paths(
     if proc.returncode != 0 and any(hint.encode() in proc.stderr for hint in IDENTITY_HINTS):
         proc = run(root, *args, env={**(env or {}), **FALLBACK_IDENTITY}, stdin=stdin, check=False)
     if proc.returncode != 0:
+        unstage(root, paths)  # the `git add` above must not outlive the commit that failed
         raise GitError(describe_failure(args, proc))
     sha = head(root)
     assert sha is not None

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from typing import IO
 
 from apm_git.errors import StateError
 
@@ -27,6 +28,18 @@ class HookPayload:
     detail: str | None  # Claude's own `trigger` (manual/auto), `reason`, or SessionStart's `source`
     cwd: str | None
     transcript_path: str | None
+
+
+def read_payload(stream: IO[str]) -> HookPayload:
+    """The payload an agent hook pipes in (the stream of `--hook-input FILE|-`)."""
+    try:
+        text = stream.read()
+    except UnicodeDecodeError as error:
+        raise BadHookInput(
+            f"the hook input is not valid UTF-8 (byte {error.start}); "
+            "check the hook command pipes the payload unchanged",
+        ) from None
+    return parse_payload(text)
 
 
 def parse_payload(text: str) -> HookPayload:

@@ -9,7 +9,7 @@ import json
 from typing import Any
 
 from apm_git.errors import CorruptStateFile, UnknownRoom
-from apm_git.repo import GROUP_NAME, MemoryRepo
+from apm_git.repo import GROUP_NAME_RULE, MemoryRepo, is_group_name
 
 GROUP_NAMES = "group_names.json"
 FLUSH_STATE = "flush-state.json"
@@ -24,8 +24,8 @@ def group_names_problem(data: Any) -> str | None:
     if not isinstance(data, dict):
         return 'must be an object {"<room id>": "<group name>"}'
     for room, name in data.items():
-        if not isinstance(name, str) or not GROUP_NAME.fullmatch(name) or ".." in name:
-            return f"room {room!r} maps to unsafe group name {name!r} (use a-z 0-9 . _ -, no '..', no '/')"
+        if not is_group_name(name):
+            return f"room {room!r} maps to unsafe group name {name!r} ({GROUP_NAME_RULE})"
     return None
 
 

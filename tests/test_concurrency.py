@@ -52,10 +52,14 @@ def test_a_waiting_writer_gives_up_with_exit_3(repo: MemoryRepo) -> None:
 
 def test_git_index_lock_held_by_someone_else_is_never_deleted(repo: MemoryRepo) -> None:
     (repo.memory / "lessons.md").write_text("# Lessons\n\nchanged\n")
+    state, index = (repo.memory / "flush-state.json").read_bytes(), (repo.memory / "INDEX.md").read_bytes()
     lock = repo.git_dir / "index.lock"
     lock.write_text("")
-    ran = run_apm("flush", cwd=repo.root)
+    ran = run_apm("flush", cwd=repo.root, env={"APM_GIT_NOW": "2027-01-01T10:00:00"})
     assert ran.exit_code == 3 and "index.lock" in ran.stderr
     assert lock.exists()
+    # the failed flush recorded nothing: the state and the index are as they were
+    assert (repo.memory / "flush-state.json").read_bytes() == state
+    assert (repo.memory / "INDEX.md").read_bytes() == index
     lock.unlink()
     assert run_apm("flush", cwd=repo.root).exit_code == 0

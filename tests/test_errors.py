@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -51,7 +53,7 @@ def test_unknown_room(repo: MemoryRepo, run_cli: Invoke) -> None:
     )
 
 
-@pytest.mark.parametrize("name", ["../x", "/etc", "a/b", "..", "UPPER", ""])
+@pytest.mark.parametrize("name", ["../x", "/etc", "a/b", "..", "UPPER", "", "last_flush_time"])
 def test_unsafe_group_names_on_the_command_line(repo: MemoryRepo, run_cli: Invoke, name: str) -> None:
     ran = run_cli("--repo", str(repo.root), "flush", "--scope", f"group:{name}")
     assert ran.exit_code == 2
@@ -59,10 +61,12 @@ def test_unsafe_group_names_on_the_command_line(repo: MemoryRepo, run_cli: Invok
     assert not (repo.root.parent / "x.md").exists()
 
 
-def test_unsafe_group_name_in_group_names_json(repo: MemoryRepo, run_cli: Invoke) -> None:
-    (repo.memory / "group_names.json").write_text(json.dumps({"room-1": "../../escape"}))
-    ran = run_cli("--repo", str(repo.root), "flush", "--room", "room-1")
-    assert ran.exit_code == 3 and "unsafe group name '../../escape'" in one_line(ran.stderr)
+@pytest.mark.parametrize("name", ["../../escape", "last_flush_time"])
+def test_unsafe_group_name_in_group_names_json(repo: MemoryRepo, run_cli: Invoke, name: str) -> None:
+    (repo.memory / "group_names.json").write_text(json.dumps({"room-1": name}))
+    for args in (["flush", "--room", "room-1"], ["flush"]):
+        ran = run_cli("--repo", str(repo.root), *args)
+        assert ran.exit_code == 3 and f"unsafe group name {name!r}" in one_line(ran.stderr)
     assert not (repo.root.parent / "escape.md").exists()
 
 
@@ -98,4 +102,11 @@ def test_flush_saves_memory_even_with_invalid_utf8(repo: MemoryRepo, run_cli: In
 
 def test_bad_apm_git_now(repo: MemoryRepo) -> None:
     ran = run_apm("status", cwd=repo.root, env={"APM_GIT_NOW": "yesterday"})
-    assert ran.exit_code == 2 and "APM_GIT_NOW" in one_line(ran.stderr)
+    assert ran.exit_code == 3 and "APM_GIT_NOW" in one_line(ran.stderr)
+
+
+def test_hook_input_that_is_not_utf8(repo: MemoryRepo) -> None:
+    proc = subprocess.run((sys.executable, "-m", "apm_git", "flush", "--hook-input", "-"), cwd=repo.root,
+                          input=b'{"session_id": "caf\xe9"}', capture_output=True, check=False)
+    assert proc.returncode == 3
+    assert "not valid UTF-8" in one_line(proc.stderr.decode())

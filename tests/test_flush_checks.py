@@ -89,3 +89,29 @@ def test_a_secret_in_a_tracked_file_keeps_its_committed_version(repo: MemoryRepo
     assert git(repo.root, "show", "HEAD:memory/tools-config.md") == before
     assert "memory/people.md" in committed(repo)
     assert git(repo.root, "status", "--porcelain", "--", "memory").split() == ["M", "memory/tools-config.md"]
+
+
+def test_a_flush_whose_only_change_is_a_secret_commits_nothing_and_stages_nothing(
+    repo: MemoryRepo, run_cli: Invoke,
+) -> None:
+    (repo.root / "code.py").write_text("print(1)\n")
+    git(repo.root, "add", "code.py")
+    git(repo.root, "commit", "-qm", "code")
+    (repo.root / "code.py").write_text("print(2)\n")  # the user's unstaged edit
+    (repo.root / "notes.txt").write_text("untracked\n")
+    (repo.memory / "2026-04-06.md").write_text(
+        "# Journal 2026-04-06\n\n" + record("2026-04-06", "CI token", tags="tool", body=SECRETS["GitHub Token"]))
+    head = git(repo.root, "rev-parse", "HEAD")
+    state = (repo.memory / "flush-state.json").read_bytes()
+    index = (repo.memory / "INDEX.md").read_bytes()
+    for _ in range(2):  # an idle cron flush keeps finding the same withheld file: no commit, ever
+        ran = run_cli("--repo", str(repo.root), "flush", env=NOW)
+        assert ran.exit_code == 0, ran.stderr
+        assert "only changes are withheld" in ran.stdout and "WARNING" in ran.stderr
+        assert git(repo.root, "rev-parse", "HEAD") == head
+        assert git(repo.root, "diff", "--cached", "--name-only") == ""
+        assert (repo.memory / "flush-state.json").read_bytes() == state
+        assert (repo.memory / "INDEX.md").read_bytes() == index
+    assert git(repo.root, "status", "--porcelain").splitlines() == [
+        " M code.py", "?? memory/2026-04-06.md", "?? notes.txt",
+    ]

@@ -75,13 +75,13 @@ def flush_cmd(
 ) -> int:
     """Commit the memory changes of a scope as one commit."""
     from apm_git.commands.flush import flush
-    from apm_git.hookinput import parse_payload
+    from apm_git.hookinput import read_payload
     from apm_git.repo import open_repo
     from apm_git.scope import scope_for
 
     repo_path = state(ctx).repo_path
     if hook_input is not None:
-        payload = parse_payload(hook_input.read())
+        payload = read_payload(hook_input)
         session = session or payload.session_id
         if ctx.get_parameter_source("trigger") is click.core.ParameterSource.DEFAULT and payload.trigger:
             trigger = payload.trigger

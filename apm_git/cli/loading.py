@@ -38,7 +38,7 @@ def load_cmd(
     """
     from apm_git.cli import load_format
     from apm_git.commands.load import Target, load
-    from apm_git.hookinput import parse_payload
+    from apm_git.hookinput import read_payload
     from apm_git.repo import open_repo
 
     if main_session and (room is not None or group is not None):
@@ -48,7 +48,7 @@ def load_cmd(
     fmt = fmt or ("json" if state(ctx).json else "markdown")
     repo_path, fresh = state(ctx).repo_path, False
     if hook_input is not None:
-        payload = parse_payload(hook_input.read())
+        payload = read_payload(hook_input)
         session = session or payload.session_id
         fresh = payload.detail in FRESH_SOURCES
         if repo_path is None and payload.cwd:

@@ -20,7 +20,8 @@ from apm_git.errors import ApmGitError
 from apm_git.lock import write_lock
 from apm_git.repo import InvalidUtf8, MemoryRepo
 from apm_git.scope import Scope
-from apm_git.state import load_flush_state, save_flush_state
+from apm_git.state import FLUSH_STATE, load_flush_state, save_flush_state
+from apm_git.transaction import Transaction
 
 TRIGGERS = ("manual", "pre-compact", "session-end", "idle")
 ALL = Scope("all")
@@ -58,18 +59,31 @@ def flush(
                 return result
         now = clock.now()
         result.created = [repo.repo_path(rel) for rel in _auto_initialize(repo, scope, now.date())]
-        if not git.status(repo.root, pathspecs):
+        changed = git.status(repo.root, pathspecs)
+        if not changed:
             result.skipped = "nothing to flush"
             return result
-        _check(repo, scope, pathspecs, now.date(), result)
-        _record_flush(repo, scope, now, trigger, session, result.findings)
-        changes = git.status(repo.root, pathspecs)
-        paths = [path for change in changes for path in change.paths if path not in result.withheld]
-        result.files = sorted({change.path for change in changes} - set(result.withheld))
-        trailers = [("Apm-Trigger", trigger), ("Apm-Scope", str(scope)), ("Apm-Session", session or "none")]
-        trailers += [("Apm-Finding", finding) for finding in result.findings]
-        subject = f"flush {len(result.files)} file{'s' if len(result.files) != 1 else ''} ({trigger}, {scope})"
-        result.commit = commit(repo, paths, subject, trailers, body=message)
+        # INDEX.md and flush-state.json are rewritten below; they get their bytes back unless the commit lands.
+        tx = Transaction(repo)
+        tx.guard(layout.INDEX)
+        tx.guard(FLUSH_STATE)
+        try:
+            _check(repo, scope, pathspecs, now.date(), result)
+            if all(path in result.withheld for change in changed for path in change.paths):
+                tx.rollback()
+                result.skipped = "nothing to flush: the only changes are withheld (suspected secrets)"
+                return result
+            _record_flush(repo, scope, now, trigger, session, result.findings)
+            changes = git.status(repo.root, pathspecs)
+            paths = [path for change in changes for path in change.paths if path not in result.withheld]
+            result.files = sorted({change.path for change in changes} - set(result.withheld))
+            trailers = [("Apm-Trigger", trigger), ("Apm-Scope", str(scope)), ("Apm-Session", session or "none")]
+            trailers += [("Apm-Finding", finding) for finding in result.findings]
+            count = f"{len(result.files)} file{'s' if len(result.files) != 1 else ''}"
+            result.commit = commit(repo, paths, f"flush {count} ({trigger}, {scope})", trailers, body=message)
+        except BaseException:
+            tx.rollback()
+            raise
     return result
 
 

@@ -1,0 +1,62 @@
+"""Put memory files back as they were when an operation fails part-way.
+
+A Transaction snapshots the bytes of every file before it is first written (and notes every
+folder it creates); `rollback` gives each file its bytes back and removes what was created.
+"""
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+
+from apm_git.errors import StateError
+from apm_git.repo import MemoryRepo, write_atomic
+
+
+class Transaction:
+    def __init__(self, repo: MemoryRepo) -> None:
+        self.repo = repo
+        self.saved: dict[str, bytes | None] = {}  # memory-relative path -> bytes before the run
+        self.created_dirs: list[Path] = []
+
+    @property
+    def touched(self) -> list[str]:
+        return list(self.saved)
+
+    def guard(self, rel: str) -> Path:
+        """Snapshot `rel` before something writes it; returns its path."""
+        path = self.repo.path(rel)
+        if rel not in self.saved:
+            if path.is_dir():
+                raise StateError(f"{self.repo.repo_path(rel)} is a folder where a file must go; move it away")
+            self.saved[rel] = path.read_bytes() if path.exists() else None
+        folder = path.parent
+        missing = []
+        while not folder.exists():
+            missing.append(folder)
+            folder = folder.parent
+        for created in reversed(missing):
+            created.mkdir()
+            self.created_dirs.append(created)
+        return path
+
+    def write(self, rel: str, text: str) -> None:
+        write_atomic(self.guard(rel), text.encode("utf-8"))
+
+    def move(self, source: str, target: str) -> None:
+        """A whole-file rename: the bytes stay the same, so git records a 100% rename."""
+        if self.repo.path(target).exists():
+            raise StateError(f"{self.repo.repo_path(target)} already exists; cannot move {source} there")
+        origin = self.guard(source)
+        origin.replace(self.guard(target))
+
+    def rollback(self) -> None:
+        for rel, data in reversed(self.saved.items()):
+            path = self.repo.path(rel)
+            if data is None:
+                with contextlib.suppress(FileNotFoundError, NotADirectoryError):
+                    path.unlink()
+            else:
+                write_atomic(path, data)
+        for folder in reversed(self.created_dirs):
+            with contextlib.suppress(OSError):
+                folder.rmdir()
