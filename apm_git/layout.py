@@ -5,21 +5,13 @@ Auto-initialization only ever creates files that are completely absent.
 from __future__ import annotations
 
 import datetime as dt
-import re
 
 from apm_git import templates
+from apm_git.config import JOURNAL_NAME
 from apm_git.errors import UnsafePath
+from apm_git.names import ARCHIVE, GROUP_FILES, GROUP_NAMES, GROUPS, MAIN, MAIN_FILES, MAIN_INDEX, MEMORY_MD
 from apm_git.repo import MemoryRepo, check_group_name, decode
 from apm_git.state import rooms_of
-
-INDEX = "INDEX.md"
-MAIN_INDEX = "main/index.md"
-MAIN_FILES = ("attention.md", "longterm.md", "daily-synced.md")
-GROUP_FILES = ("attention.md", "project.md", "experience.md", "people.md")
-ARCHIVE = "archive"
-ARCHIVED_JOURNALS = "archive/journals"
-MEMORY_MD = "MEMORY.md"
-JOURNAL = re.compile(r"(\d{4}-\d{2}-\d{2})\.md")
 
 
 def category_files(repo: MemoryRepo) -> list[str]:
@@ -31,11 +23,10 @@ def journal_name(day: dt.date) -> str:
 
 
 def journal_date(rel: str) -> dt.date | None:
-    match = JOURNAL.fullmatch(rel)
-    if not match:
+    if not JOURNAL_NAME.fullmatch(rel):
         return None
     try:
-        return dt.date.fromisoformat(match[1])
+        return dt.date.fromisoformat(rel[:10])
     except ValueError:
         return None
 
@@ -53,16 +44,16 @@ def archive_file(day: dt.date) -> str:
 
 
 def group_index(group: str) -> str:
-    return f"groups/{check_group_name(group)}.md"
+    return f"{GROUPS}/{check_group_name(group)}.md"
 
 
 def group_dir(group: str) -> str:
-    return f"groups/{check_group_name(group)}"
+    return f"{GROUPS}/{check_group_name(group)}"
 
 
 def groups(repo: MemoryRepo) -> list[str]:
     """Groups that have an index file."""
-    folder = repo.memory / "groups"
+    folder = repo.memory / GROUPS
     if not folder.is_dir():
         return []
     return sorted(path.stem for path in folder.glob("*.md") if path.is_file())
@@ -82,7 +73,7 @@ def ensure_group(repo: MemoryRepo, group: str, today: dt.date) -> list[str]:
     folder = repo.path(group_dir(group))
     if folder.is_symlink():
         raise UnsafePath(f"{repo.repo_path(group_dir(group))} is a symlink; group memory must be a real folder")
-    rooms = ", ".join(rooms_of(repo, group)) or "none mapped in group_names.json"
+    rooms = ", ".join(rooms_of(repo, group)) or f"none mapped in {GROUP_NAMES}"
     values = {"group": group, "rooms": rooms, "date": today.isoformat()}
     created: list[str] = []
     _create(repo, group_index(group), templates.render("group/index.md", **values), created)
@@ -100,7 +91,7 @@ def ensure_main(repo: MemoryRepo, today: dt.date) -> list[str]:
         text = templates.render(f"main/{name}", **values)
         if name == "longterm.md":
             text = _seed_longterm(repo, text, today)
-        _create(repo, f"main/{name}", text, created)
+        _create(repo, f"{MAIN}/{name}", text, created)
     return created
 
 

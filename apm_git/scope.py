@@ -6,8 +6,9 @@ import dataclasses
 from apm_git import layout
 from apm_git.config import CONFIG_FILE
 from apm_git.errors import UsageError
+from apm_git.names import FLUSH_STATE, GROUP_NAMES, GROUPS
 from apm_git.repo import MemoryRepo, check_group_name
-from apm_git.state import FLUSH_STATE, GROUP_NAMES, resolve_room
+from apm_git.state import resolve_room
 
 
 @dataclasses.dataclass(frozen=True)
@@ -29,7 +30,7 @@ class Scope:
         if self.kind == "all":
             return [memory, CONFIG_FILE]
         if self.kind == "main":
-            return [memory, CONFIG_FILE, f":(exclude){memory}/groups"]
+            return [memory, CONFIG_FILE, f":(exclude){memory}/{GROUPS}"]
         assert self.group is not None
         return [
             repo.repo_path(layout.group_index(self.group)),

@@ -9,10 +9,8 @@ import json
 from typing import Any
 
 from apm_git.errors import CorruptStateFile, UnknownRoom
+from apm_git.names import FLUSH_STATE, GROUP_NAMES
 from apm_git.repo import GROUP_NAME_RULE, MemoryRepo, is_group_name
-
-GROUP_NAMES = "group_names.json"
-FLUSH_STATE = "flush-state.json"
 
 
 def json_error(error: json.JSONDecodeError) -> str:

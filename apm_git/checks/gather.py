@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
-from apm_git import git
+from apm_git import git, names
 from apm_git.checks import entry_cache
 from apm_git.checks.entries import EntryIndex, summarize
 from apm_git.checks.snapshot import Change, Snapshot
@@ -119,7 +119,7 @@ def gather(
         chosen = sorted(_under(listing, targets) | (changed if with_changed else set()))
     else:
         chosen = sorted(changed)
-    wanted = changed | set(chosen) | {f"{memory}/INDEX.md"}
+    wanted = changed | set(chosen) | {f"{memory}/{names.INDEX}"}
     new_blobs = {path: listing[path] for path in sorted(wanted) if path in listing}
     cached = entry_cache.load(repo.state_dir)
     base_summaries = {path: cached[blob] for path, blob in base_blobs.items() if blob in cached}

@@ -11,9 +11,9 @@ from collections.abc import Iterator
 from apm_git.checks.snapshot import Finding, Snapshot
 from apm_git.config import JOURNAL_NAME
 from apm_git.model import index_md
+from apm_git.names import INDEX
 
 ID = "apm-index-fresh"
-INDEX = "INDEX.md"
 FIX = "run `apm-git index` (and stage the index)"
 
 

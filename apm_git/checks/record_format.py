@@ -22,6 +22,7 @@ from apm_git.checks.snapshot import (
 from apm_git.config import KINDS
 from apm_git.model.records import Problem, Record, RecordFile
 from apm_git.model.routing import routing_problems
+from apm_git.names import MAIN
 
 ID = "apm-record-format"
 SESSION_KINDS = ("Decision", "Discovery", "Pending", "Context")
@@ -79,7 +80,7 @@ def routing_table_problems(snap: Snapshot, path: str) -> list[Problem]:
     """An entry index (`groups/<g>.md`, `main/index.md`): its routing table, whose every active
     row must name a file of the index's own folder on the new side."""
     rel = snap.rel(path) or ""
-    folder = f"{snap.config.memory_dir}/{rel.removesuffix('.md') if snap.kind(path) == GROUP_INDEX else 'main'}/"
+    folder = f"{snap.config.memory_dir}/{rel.removesuffix('.md') if snap.kind(path) == GROUP_INDEX else MAIN}/"
     existing = {name[len(folder):] for name in snap.files if name.startswith(folder)}
     return routing_problems(snap.new[path], existing)
 

@@ -10,7 +10,7 @@ import dataclasses
 import datetime as dt
 from typing import Any
 
-from apm_git import clock, git, layout
+from apm_git import clock, git, layout, names
 from apm_git.checks import index_fresh, no_secrets
 from apm_git.checks.gather import WORKTREE, Sides, gather
 from apm_git.checks.run import CHECKS, run_checks
@@ -20,7 +20,7 @@ from apm_git.errors import ApmGitError
 from apm_git.lock import write_lock
 from apm_git.repo import InvalidUtf8, MemoryRepo
 from apm_git.scope import Scope
-from apm_git.state import FLUSH_STATE, load_flush_state, save_flush_state
+from apm_git.state import load_flush_state, save_flush_state
 from apm_git.transaction import Transaction
 
 TRIGGERS = ("manual", "pre-compact", "session-end", "idle")
@@ -65,8 +65,8 @@ def flush(
             return result
         # INDEX.md and flush-state.json are rewritten below; they get their bytes back unless the commit lands.
         tx = Transaction(repo)
-        tx.guard(layout.INDEX)
-        tx.guard(FLUSH_STATE)
+        tx.guard(names.INDEX)
+        tx.guard(names.FLUSH_STATE)
         try:
             _check(repo, scope, pathspecs, now.date(), result)
             if all(path in result.withheld for change in changed for path in change.paths):
@@ -111,7 +111,7 @@ def _check(repo: MemoryRepo, scope: Scope, pathspecs: list[str], today: dt.date,
         added = [repo.memory_rel(path) or path for path in result.withheld if snap and path not in snap.base]
         try:
             if refresh_index(repo, today, exclude=added) and snap is not None:
-                snap.set_new(repo.repo_path(layout.INDEX), repo.read(layout.INDEX) or "")
+                snap.set_new(repo.repo_path(names.INDEX), repo.read(names.INDEX) or "")
         except InvalidUtf8 as error:  # saving memory matters more than a fresh index
             index_error = str(error)
             result.findings.append(index_error)

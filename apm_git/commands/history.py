@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from apm_git import git, layout
+from apm_git import git, layout, names
 from apm_git.dreaming.locate import entry_block, header_id
 from apm_git.errors import FindingsError, UsageError
 from apm_git.model import trailers as trailer_model
@@ -79,8 +79,8 @@ def _paths(repo: MemoryRepo, entry_id: str) -> set[str]:
     for path in paths:
         rel = repo.memory_rel(path) or ""
         name = rel.rsplit("/", 1)[-1]
-        if layout.journal_date(name) and rel in (name, f"{layout.ARCHIVED_JOURNALS}/{name}"):
-            twins |= {repo.repo_path(name), repo.repo_path(f"{layout.ARCHIVED_JOURNALS}/{name}")}
+        if layout.journal_date(name) and rel in (name, f"{names.ARCHIVED_JOURNALS}/{name}"):
+            twins |= {repo.repo_path(name), repo.repo_path(f"{names.ARCHIVED_JOURNALS}/{name}")}
     return {path for path in paths | twins if path.startswith(prefix + "/")}
 
 

@@ -5,7 +5,7 @@ import dataclasses
 import datetime as dt
 from collections.abc import Collection
 
-from apm_git import clock, layout
+from apm_git import clock, layout, names
 from apm_git.lock import write_lock
 from apm_git.model import index_md
 from apm_git.model.records import parse
@@ -38,13 +38,13 @@ class IndexResult:
 def refresh_index(repo: MemoryRepo, today: dt.date, exclude: Collection[str] = ()) -> bool:
     """Rewrite INDEX.md when its text would change; True when it did."""
     text = build_index(repo, today, exclude)
-    if repo.read(layout.INDEX) == text:
+    if repo.read(names.INDEX) == text:
         return False
-    repo.write(layout.INDEX, text)
+    repo.write(names.INDEX, text)
     return True
 
 
 def index(repo: MemoryRepo) -> IndexResult:
     with write_lock(repo):
         changed = refresh_index(repo, clock.today())
-    return IndexResult(repo.repo_path(layout.INDEX), changed)
+    return IndexResult(repo.repo_path(names.INDEX), changed)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from apm_git import clock, git, layout, templates
+from apm_git import clock, git, layout, names, templates
 from apm_git.commands import precommit
 from apm_git.commands.index import build_index
 from apm_git.commit import commit
@@ -54,8 +54,8 @@ def init(path: Path, *, install: bool = True) -> InitResult:
     created += [repo.repo_path(rel) for rel in layout.ensure_main(repo, today)]
     for group in sorted(set(group_names(repo).values())):
         created += [repo.repo_path(rel) for rel in layout.ensure_group(repo, group, today)]
-    if _create(repo.path(layout.INDEX), build_index(repo, today).encode()):
-        created.append(repo.repo_path(layout.INDEX))
+    if _create(repo.path(names.INDEX), build_index(repo, today).encode()):
+        created.append(repo.repo_path(names.INDEX))
     if _merge_lines(root / GITATTRIBUTES, templates.render("init/.gitattributes", **memory_values)):
         (created if GITATTRIBUTES not in _tracked(root, GITATTRIBUTES) else updated).append(GITATTRIBUTES)
     if hooks_config is not None:

@@ -17,7 +17,7 @@ import heapq
 import re
 from collections.abc import Iterator
 
-from apm_git import layout
+from apm_git import layout, names
 from apm_git.errors import UsageError
 from apm_git.model.records import BOM, Record, parse
 from apm_git.model.routing import words
@@ -131,9 +131,8 @@ def _files(repo: MemoryRepo, archive_only: bool, group: str | None) -> Iterator[
     if group is not None:
         yield from repo.markdown_files(layout.group_dir(group))
         return
-    groups = "groups/"
-    for rel in repo.markdown_files(layout.ARCHIVE if archive_only else ""):
-        if not rel.startswith(groups):
+    for rel in repo.markdown_files(names.ARCHIVE if archive_only else ""):
+        if not rel.startswith(f"{names.GROUPS}/"):
             yield rel
 
 
@@ -166,7 +165,7 @@ def search(
         record = parse(candidate.chunk).records[0]
         result.hits.append(SearchHit(
             record.id, repo.repo_path(candidate.rel), candidate.line, record.title, _snippet(record),
-            candidate.rel.startswith(layout.ARCHIVE + "/"), candidate.score, list(candidate.matched),
+            candidate.rel.startswith(f"{names.ARCHIVE}/"), candidate.score, list(candidate.matched),
         ))
     return result
 

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import datetime as dt
 
-from apm_git import clock, git, layout
+from apm_git import clock, git, names
 from apm_git.commands.index import refresh_index
 from apm_git.commit import commit
 from apm_git.dreaming.execute import Changes
 from apm_git.errors import StateError
 from apm_git.repo import MemoryRepo
-from apm_git.state import FLUSH_STATE, load_flush_state, save_flush_state
+from apm_git.state import load_flush_state, save_flush_state
 from apm_git.transaction import Transaction
 
 
@@ -39,14 +39,14 @@ def commit_run(
             tx.write(rel, text)
         for source, target in changes.moves:
             tx.move(source, target)
-        tx.guard(FLUSH_STATE)
+        tx.guard(names.FLUSH_STATE)
         state = load_flush_state(repo)
         dreaming = state.get("dreaming")
         if not isinstance(dreaming, dict):
             dreaming = state["dreaming"] = {}
         dreaming[f"last_{stage.replace('-', '_')}"] = clock.stamp()
         save_flush_state(repo, state)
-        tx.guard(layout.INDEX)
+        tx.guard(names.INDEX)
         refresh_index(repo, today)
         paths = [repo.repo_path(rel) for rel in tx.touched]
         if not git.status(repo.root, paths):

@@ -10,7 +10,7 @@ import datetime as dt
 import re
 from typing import TypeVar
 
-from apm_git import layout
+from apm_git import layout, names
 from apm_git.config import Config
 from apm_git.dreaming.archive import add_to_archive, archived
 from apm_git.dreaming.edit import append_records, rewrite, without_lines
@@ -21,7 +21,7 @@ from apm_git.dreaming.score import fitness_of, protected, record_score
 from apm_git.model.records import Block, Record, RecordFile, parse
 
 _Action = TypeVar("_Action", Promotion, Archival)
-ARCHIVE_MONTH = re.compile(rf"{layout.ARCHIVE}/\d{{4}}-\d{{2}}\.md")
+ARCHIVE_MONTH = re.compile(rf"{names.ARCHIVE}/\d{{4}}-\d{{2}}\.md")
 
 
 @dataclasses.dataclass
@@ -176,8 +176,8 @@ def _move_problems(plan: DeepSleepPlan, memory: Memory, config: Config, journals
         where = f"move {prefix}/{move.source}"
         if move.source not in journals:
             problems.append(f"{where}: not a live journal")
-        elif move.target != f"{layout.ARCHIVED_JOURNALS}/{move.source}":
-            problems.append(f"{where}: a journal moves only to {prefix}/{layout.ARCHIVED_JOURNALS}/{move.source}")
+        elif move.target != f"{names.ARCHIVED_JOURNALS}/{move.source}":
+            problems.append(f"{where}: a journal moves only to {prefix}/{names.ARCHIVED_JOURNALS}/{move.source}")
         elif move.source in memory.archived_journals:
             problems.append(f"{where}: {prefix}/{move.target} already exists")
         elif move.source in touched:

@@ -23,7 +23,7 @@ import dataclasses
 import datetime as dt
 from collections.abc import Mapping
 
-from apm_git import layout
+from apm_git import layout, names
 from apm_git.config import Config
 from apm_git.dreaming.edit import append_records, rewrite
 from apm_git.dreaming.items import JournalItem, collect_items
@@ -86,7 +86,7 @@ def journal_moves(
             continue
         if name in touched or name in archived:
             continue
-        moves.append(JournalMove(name, f"{layout.ARCHIVED_JOURNALS}/{name}"))
+        moves.append(JournalMove(name, f"{names.ARCHIVED_JOURNALS}/{name}"))
     return moves
 
 

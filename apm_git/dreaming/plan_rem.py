@@ -22,7 +22,7 @@ import datetime as dt
 import re
 from collections.abc import Mapping
 
-from apm_git import layout
+from apm_git import layout, names
 from apm_git.config import Config
 from apm_git.dreaming.archive import add_to_archive, archived
 from apm_git.dreaming.edit import rewrite
@@ -55,7 +55,7 @@ class _Entry:
     @property
     def memory(self) -> str:
         """Which memory the entry belongs to: the category files together, or one group."""
-        return self.file.split("/")[1] if self.file.startswith("groups/") else ""
+        return self.file.split("/")[1] if self.file.startswith(f"{names.GROUPS}/") else ""
 
     def update(self, record: Record, fitness: Fitness | None = None) -> None:
         """The record after an edit (`fitness`: its new fitness, when the edit changed it)."""
