@@ -14,7 +14,7 @@ from typing import Any
 
 from apm_git import __version__, cache
 from apm_git.errors import ConfigError
-from apm_git.names import GROUPS, INDEX, MAIN_INDEX
+from apm_git.names import GROUPS, INDEX, MAIN_INDEX, memory_rel
 from apm_git.pathglob import glob_match
 
 CONFIG_FILE = "apm.yaml"
@@ -291,5 +291,5 @@ class _Reader:
 
 
 def _relative(pattern: str, memory_dir: str) -> str:
-    prefix = memory_dir + "/"
-    return pattern[len(prefix):] if pattern.startswith(prefix) else pattern
+    rel = memory_rel(memory_dir, pattern)
+    return pattern if rel is None else rel

@@ -21,3 +21,14 @@ FLUSH_STATE = "flush-state.json"
 STATE_FILES = (GROUP_NAMES, FLUSH_STATE)
 MEMORY_MD = "MEMORY.md"  # at the repository's root: seeds main/longterm.md
 
+
+
+def memory_rel(memory_dir: str, path: str) -> str | None:
+    """A repo-relative path relative to the memory dir, or None when it is outside."""
+    prefix = memory_dir + "/"
+    return path[len(prefix):] if path.startswith(prefix) else None
+
+
+def repo_rel(memory_dir: str, rel: str) -> str:
+    """A memory-relative path relative to the repository (as git and the user see it)."""
+    return f"{memory_dir}/{rel}"

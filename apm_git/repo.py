@@ -9,6 +9,7 @@ from pathlib import Path
 
 from apm_git.config import CONFIG_FILE, Config, load_config
 from apm_git.errors import NotAMemoryRepo, StateError, UnsafePath, UsageError
+from apm_git.names import memory_rel, repo_rel
 
 ENV_REPO = "APM_GIT_REPO"
 STATE_DIR = "apm-git"  # under the git dir: locks, caches, session state
@@ -60,11 +61,11 @@ class MemoryRepo:
 
     def repo_path(self, rel: str) -> str:
         """A memory-relative path as a repo-relative one."""
-        return f"{self.memory_prefix}/{rel}"
+        return repo_rel(self.memory_prefix, rel)
 
-    def memory_rel(self, repo_rel: str) -> str | None:
-        prefix = self.memory_prefix + "/"
-        return repo_rel[len(prefix):] if repo_rel.startswith(prefix) else None
+    def memory_rel(self, path: str) -> str | None:
+        """A repo-relative path relative to the memory dir, or None when it is outside."""
+        return memory_rel(self.memory_prefix, path)
 
     def path(self, rel: str) -> Path:
         """The file at `rel` under the memory dir; refuses anything that would leave it."""

@@ -83,8 +83,7 @@ class Snapshot:
 
     def rel(self, path: str) -> str | None:
         """The memory-relative form of a repo-relative path, or None outside the memory dir."""
-        prefix = self.config.memory_dir + "/"
-        return path[len(prefix):] if path.startswith(prefix) else None
+        return names.memory_rel(self.config.memory_dir, path)
 
     def kind(self, path: str) -> str | None:
         rel = self.rel(path)

@@ -43,7 +43,7 @@ def execute_deep_sleep(plan: DeepSleepPlan, memory: Memory, config: Config, arch
         assert item is not None
         for occurrence in (item, *copies):
             _drop(drops.setdefault(occurrence.journal, {}), occurrence)
-        source = f"{config.memory_dir}/{promotion.source}"
+        source = names.repo_rel(config.memory_dir, promotion.source)
         additions.setdefault(promotion.target, []).append(promoted_record(item, tuple(copies), source))
     for name, blocks in drops.items():
         parsed = journals[name]
@@ -78,7 +78,7 @@ def _take_archived(
                 archival = going.pop(block.id)
                 replace[index] = None
                 found.setdefault(archival.target, []).append(archived(
-                    block, fitness_of(block), today, archival.score, f"{config.memory_dir}/{source}",
+                    block, fitness_of(block), today, archival.score, names.repo_rel(config.memory_dir, source),
                     archival.superseded_by,
                 ))
         categories[source] = rewrite(parsed, replace)

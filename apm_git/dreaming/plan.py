@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-from collections.abc import Callable
+import functools
 from typing import Any
 
 from apm_git.errors import FindingsError
+from apm_git.names import memory_rel, repo_rel
 
 PLAN_VERSION = 1
 
@@ -108,7 +109,7 @@ class RemPlan:
 
 
 def deep_sleep_json(plan: DeepSleepPlan, prefix: str) -> dict[str, Any]:
-    at = _at(prefix)
+    at = functools.partial(repo_rel, prefix)
     return {
         "version": PLAN_VERSION,
         "stage": "deep-sleep",
@@ -128,7 +129,7 @@ def deep_sleep_json(plan: DeepSleepPlan, prefix: str) -> dict[str, Any]:
 
 
 def rem_json(plan: RemPlan, prefix: str) -> dict[str, Any]:
-    at = _at(prefix)
+    at = functools.partial(repo_rel, prefix)
     return {
         "version": PLAN_VERSION,
         "stage": "rem",
@@ -150,11 +151,6 @@ def rem_json(plan: RemPlan, prefix: str) -> dict[str, Any]:
         "journals": [{"from": at(m.source), "to": at(m.target)} for m in plan.journal_moves],
         "over_budget": [{"file": at(f), "lines": n, "budget": b} for f, n, b in plan.over_budget],
     }
-
-
-def _at(prefix: str) -> Callable[[str], str]:
-    """Memory-relative paths shown relative to the repository."""
-    return lambda rel: f"{prefix}/{rel}"
 
 
 def deep_sleep_from_json(data: Any, prefix: str, today: dt.date) -> DeepSleepPlan:
@@ -210,11 +206,10 @@ def _path(item: dict[str, Any], key: str, where: str, prefix: str) -> str:
 
 def _rel(path: str, where: str, prefix: str) -> str:
     """A repo-relative path in the plan as a memory-relative one; anything outside is refused."""
-    head = prefix + "/"
-    rel = path[len(head):] if path.startswith(head) else None
+    rel = memory_rel(prefix, path)
     parts = rel.split("/") if rel else []
     if rel is None or not parts or any(part in ("", ".", "..") for part in parts) or "\\" in rel:
-        raise PlanRefused(f"{where} {path!r} is outside the memory dir; use a path under {head}")
+        raise PlanRefused(f"{where} {path!r} is outside the memory dir; use a path under {prefix}/")
     return rel
 
 

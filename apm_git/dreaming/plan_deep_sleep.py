@@ -159,7 +159,7 @@ def _fit(
 ) -> None:
     """Promote `group` into `target`, making room by score when the file would pass its budget."""
     parsed = parse(text)
-    records = [promoted_record(c.item, c.copies, f"{config.memory_dir}/{c.item.journal}") for c in group]
+    records = [promoted_record(c.item, c.copies, names.repo_rel(config.memory_dir, c.item.journal)) for c in group]
     chosen = list(range(len(group)))
     removed: list[int] = []
     budget = config.budget_for(target)

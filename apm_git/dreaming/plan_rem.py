@@ -99,9 +99,8 @@ def plan_rem(files: Mapping[str, str], archive_text: str | None, today: dt.date,
         points = record_score(entry.record, today, config.rem, entry.fitness)
         successor = superseded_by.get(entry.order)
         plan.archivals.append(Archival(entry.record.id, entry.file, target, points, entry.gone, successor))
-        archived_records.append(
-            archived(entry.record, entry.fitness, today, points, f"{config.memory_dir}/{entry.file}", successor),
-        )
+        source = names.repo_rel(config.memory_dir, entry.file)
+        archived_records.append(archived(entry.record, entry.fitness, today, points, source, successor))
     writes = _render(parsed, entries)
     if archived_records:
         writes[target] = add_to_archive(archive_text, target, archived_records)
