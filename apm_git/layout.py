@@ -10,7 +10,7 @@ from apm_git import templates
 from apm_git.config import JOURNAL_NAME
 from apm_git.errors import UnsafePath
 from apm_git.names import ARCHIVE, GROUP_FILES, GROUP_NAMES, GROUPS, MAIN, MAIN_FILES, MAIN_INDEX, MEMORY_MD
-from apm_git.repo import MemoryRepo, check_group_name, decode
+from apm_git.repo import MemoryRepo, check_group_name, decode, is_group_name
 from apm_git.state import rooms_of
 
 
@@ -52,11 +52,20 @@ def group_dir(group: str) -> str:
 
 
 def groups(repo: MemoryRepo) -> list[str]:
-    """Groups that have an index file."""
+    """The groups under groups/: an index file `<group>.md` or a folder (not a link) with a group name.
+
+    Anything else there (a folder named `Foo`, notes.txt) is no group and is left alone.
+    """
     folder = repo.memory / GROUPS
     if not folder.is_dir():
         return []
-    return sorted(path.stem for path in folder.glob("*.md") if path.is_file())
+    found = set()
+    for path in folder.iterdir():
+        if path.suffix == ".md" and path.is_file():
+            found.add(path.stem)
+        elif path.is_dir() and not path.is_symlink():
+            found.add(path.name)
+    return sorted(name for name in found if is_group_name(name))
 
 
 def _create(repo: MemoryRepo, rel: str, text: str, created: list[str]) -> None:

@@ -32,15 +32,8 @@ class StageResult:
 def scored_files(repo: MemoryRepo) -> list[str]:
     """The files REM scores: the category files, then each group's experience.md."""
     files = [name for name in layout.category_files(repo) if repo.exists(name)]
-    return files + [f"{layout.group_dir(group)}/{names.EXPERIENCE}" for group in _group_dirs(repo)
-                    if repo.exists(f"{layout.group_dir(group)}/{names.EXPERIENCE}")]
-
-
-def _group_dirs(repo: MemoryRepo) -> list[str]:
-    folder = repo.memory / names.GROUPS
-    if not folder.is_dir():
-        return []
-    return sorted(path.name for path in folder.iterdir() if path.is_dir() and not path.is_symlink())
+    experience = [f"{layout.group_dir(group)}/{names.EXPERIENCE}" for group in layout.groups(repo)]
+    return files + [name for name in experience if repo.exists(name)]
 
 
 def read_memory(repo: MemoryRepo) -> Memory:
