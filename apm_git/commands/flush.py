@@ -14,10 +14,10 @@ from apm_git import clock, git, layout, names
 from apm_git.checks import index_fresh, no_secrets
 from apm_git.checks.gather import WORKTREE, Sides, gather
 from apm_git.checks.run import CHECKS, run_checks
-from apm_git.commands.index import refresh_index
 from apm_git.commit import commit
 from apm_git.errors import ApmGitError
 from apm_git.lock import write_lock
+from apm_git.memory_index import refresh_index
 from apm_git.repo import InvalidUtf8, MemoryRepo
 from apm_git.scope import Scope
 from apm_git.state import load_flush_state, save_flush_state

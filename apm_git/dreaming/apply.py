@@ -10,10 +10,10 @@ from __future__ import annotations
 import datetime as dt
 
 from apm_git import clock, git, names
-from apm_git.commands.index import refresh_index
 from apm_git.commit import commit
 from apm_git.dreaming.execute import Changes
 from apm_git.errors import StateError
+from apm_git.memory_index import refresh_index
 from apm_git.repo import MemoryRepo
 from apm_git.state import load_flush_state, save_flush_state
 from apm_git.transaction import Transaction
