@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from apm_git.model.records import Block, Record, RecordFile, strip_eol
+from apm_git.model.records import Block, Record, RecordFile, ready_to_append, strip_eol
 
 
 def record_text(record: Record, newline: str = "\n") -> str:
@@ -26,11 +26,7 @@ def append_texts(text: str, chunks: list[str], newline: str) -> str:
     """`text` with `chunks` (records as `record_text` renders them) at its end, after a blank line."""
     if not chunks:
         return text
-    if text and not text.endswith("\n"):
-        text += newline
-    if text.strip() and not text.endswith(newline * 2):
-        text += newline
-    return text + "".join(chunks)
+    return ready_to_append(text, newline) + "".join(chunks)
 
 
 def rewrite(parsed: RecordFile, replace: Mapping[int, Block | None]) -> str:

@@ -18,7 +18,7 @@ from apm_git.dreaming.items import JournalItem, collect_items
 from apm_git.dreaming.plan import Archival, DeepSleepPlan, Promotion
 from apm_git.dreaming.plan_deep_sleep import NEVER_PROMOTED, Memory, promoted_record
 from apm_git.dreaming.score import fitness_of, protected, record_score
-from apm_git.model.records import Block, Record, RecordFile, parse
+from apm_git.model.records import Block, Record, RecordFile, newline_of, parse
 
 _Action = TypeVar("_Action", Promotion, Archival)
 ARCHIVE_MONTH = re.compile(rf"{names.ARCHIVE}/\d{{4}}-\d{{2}}\.md")
@@ -56,7 +56,7 @@ def execute_deep_sleep(plan: DeepSleepPlan, memory: Memory, config: Config, arch
     archive_additions = _take_archived(plan.archivals, categories, plan.day, config)
     for name, records in additions.items():
         text = categories[name]
-        categories[name] = append_records(text, records, parse(text).newline)
+        categories[name] = append_records(text, records, newline_of(text))
     changes.writes.update(categories)
     for target, texts in archive_additions.items():
         changes.writes[target] = add_to_archive(archive_texts.get(target), target, texts)

@@ -58,6 +58,21 @@ def eol_of(line: str) -> str:
     return ""
 
 
+def newline_of(text: str) -> str:
+    """The line end a text uses: that of its first line (`\\n` when no line has one)."""
+    end = text.find("\n")
+    return "\r\n" if end > 0 and text[end - 1] == "\r" else "\n"
+
+
+def ready_to_append(text: str, newline: str) -> str:
+    """`text` ended so that what is appended next starts after a blank line (a blank text stays as it is)."""
+    if text and not text.endswith("\n"):
+        text += newline
+    if text.strip() and not text.endswith(newline * 2):
+        text += newline
+    return text
+
+
 @dataclasses.dataclass(frozen=True)
 class Problem:
     line: int  # 1-based, in the file
@@ -177,11 +192,8 @@ class RecordFile:
 
     @property
     def newline(self) -> str:
-        for block in [self.preamble, *self.blocks]:
-            for line in block.lines:
-                if line.endswith("\n"):
-                    return eol_of(line)
-        return "\n"
+        lines = (line for block in [self.preamble, *self.blocks] for line in block.lines)
+        return newline_of(next((line for line in lines if line.endswith("\n")), ""))
 
     @property
     def line_count(self) -> int:

@@ -17,7 +17,7 @@ import dataclasses
 import re
 from collections.abc import Collection, Sequence
 
-from apm_git.model.records import BOM, Problem, split_lines, strip_eol
+from apm_git.model.records import BOM, Problem, newline_of, ready_to_append, split_lines, strip_eol
 
 PRIORITIES = ("P0", "P1", "P2", "P3")
 DEPRECATED = "[DEPRECATED]"
@@ -234,16 +234,11 @@ def append_row(text: str, row: str) -> str:
     """
     bom = BOM if text.startswith(BOM) else ""
     lines = split_lines(text[len(bom):])
-    newline = next((line[len(strip_eol(line)):] for line in lines if line.endswith("\n")), "\n")
+    newline = newline_of(text)
     table_lines = ["| " + " | ".join(HEADER) + " |", "|---|---|---|", row]
     table = parse_routing(text)
     if not table.found:
-        body = "".join(lines)
-        if body and not body.endswith("\n"):
-            body += newline
-        if body and not body.endswith(newline * 2):
-            body += newline
-        return bom + body + newline.join([HEADING, "", *table_lines]) + newline
+        return bom + ready_to_append("".join(lines), newline) + newline.join([HEADING, "", *table_lines]) + newline
     at = table.end_line  # the 0-based index right after the table (or after a bare heading)
     new = [row] if lines[at - 1].lstrip().startswith("|") else ["", *table_lines]
     if not lines[at - 1].endswith("\n"):
