@@ -18,7 +18,7 @@ from apm_git.dreaming.items import JournalItem, collect_items
 from apm_git.dreaming.plan import Archival, DeepSleepPlan, Promotion
 from apm_git.dreaming.plan_deep_sleep import NEVER_PROMOTED, Memory, promoted_record
 from apm_git.dreaming.score import fitness_of, protected, record_score
-from apm_git.model.records import Block, Record, RecordFile, newline_of, parse
+from apm_git.model.records import Block, Record, RecordFile, count_lines, newline_of, parse
 
 _Action = TypeVar("_Action", Promotion, Archival)
 ARCHIVE_MONTH = re.compile(rf"{names.ARCHIVE}/\d{{4}}-\d{{2}}\.md")
@@ -214,8 +214,8 @@ def _budget_problems(plan: DeepSleepPlan, memory: Memory, config: Config) -> lis
     problems = []
     for name in sorted({p.target for p in plan.promotions}):
         budget = config.budget_for(name)
-        before = parse(memory.categories.get(name, "")).line_count
-        after = parse(changes.writes[name]).line_count
+        before = count_lines(memory.categories.get(name, ""))
+        after = count_lines(changes.writes[name])
         if budget is not None and after > budget and after > before:
             problems.append(
                 f"promotions would put {config.memory_dir}/{name} over its budget ({after} > {budget} lines); "

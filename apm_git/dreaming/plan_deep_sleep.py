@@ -31,7 +31,7 @@ from apm_git.dreaming.plan import Archival, DeepSleepPlan, JournalMove, Kept, Pr
 from apm_git.dreaming.score import budget_order, protected, record_score
 from apm_git.dreaming.titleindex import TitleIndex
 from apm_git.model.fitness import VALUES, Fitness
-from apm_git.model.records import Record, RecordFile, parse, set_field
+from apm_git.model.records import Record, RecordFile, count_lines, parse, set_field
 from apm_git.model.titles import title_words
 
 NEVER_PROMOTED = ("pending", "anchor")
@@ -166,7 +166,7 @@ def _fit(
 
     def lines() -> int:
         kept_text = rewrite(parsed, dict.fromkeys(removed))
-        return parse(append_records(kept_text, [records[i] for i in chosen], parsed.newline)).line_count
+        return count_lines(append_records(kept_text, [records[i] for i in chosen], parsed.newline))
 
     if budget is not None and lines() > budget:
         pool: list[tuple[tuple[int, str, str, str], int, int]] = [
