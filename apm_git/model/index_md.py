@@ -12,6 +12,7 @@ import datetime as dt
 import re
 
 from apm_git.model.records import Record, parse, strip_eol
+from apm_git.model.tables import table_cells
 
 TITLE = "# Memory Index"
 HOT = "## Hot Files (load on session start)"
@@ -153,7 +154,7 @@ def read(text: str) -> IndexReading:
             continue
         if not stripped.startswith("|") or section is None:
             continue
-        cells = _split_row(stripped)
+        cells = table_cells(stripped)
         if expect_header:
             if tuple(cells) != _SECTIONS[section]:
                 reading.problems.append((number, f"table header must be | {' | '.join(_SECTIONS[section])} |"))
@@ -172,10 +173,3 @@ def read(text: str) -> IndexReading:
         if required not in seen:
             reading.problems.append((1, f"missing section '{required}'"))
     return reading
-
-
-def _split_row(row: str) -> list[str]:
-    inner = row.strip()[1:]
-    if inner.endswith("|") and not inner.endswith("\\|"):
-        inner = inner[:-1]
-    return [cell.strip() for cell in re.split(r"(?<!\\)\|", inner)]

@@ -18,6 +18,7 @@ import re
 from collections.abc import Collection, Sequence
 
 from apm_git.model.records import BOM, Problem, newline_of, ready_to_append, split_lines, strip_eol
+from apm_git.model.tables import table_cells
 
 PRIORITIES = ("P0", "P1", "P2", "P3")
 DEPRECATED = "[DEPRECATED]"
@@ -60,15 +61,6 @@ class RoutingTable:
         return [route for route in self.routes if not route.deprecated]
 
 
-def _cells(line: str) -> list[str]:
-    body = line.strip()
-    if body.startswith("|"):
-        body = body[1:]
-    if body.endswith("|"):
-        body = body[:-1]
-    return [cell.strip() for cell in body.split("|")]
-
-
 def safe_file(name: str) -> bool:
     """A relative `.md` path that stays in the index's folder (no `..`, no absolute path, no `~`)."""
     return bool(_SAFE_FILE.fullmatch(name)) and ".." not in name.split("/")
@@ -88,7 +80,7 @@ def parse_routing(text: str) -> RoutingTable:
         problems.append(Problem(start + 1, "the Routing heading has no table under it; add "
                                            "'| Trigger keywords | File | Priority |' and a '|---|---|---|' line"))
         return RoutingTable((), tuple(problems), found=True, end_line=start + 1)
-    header = [cell.lower() for cell in _cells(lines[index])]
+    header = [cell.lower() for cell in table_cells(lines[index])]
     if header[:3] != [name.lower() for name in HEADER]:
         problems.append(Problem(index + 1, "routing table header must be '| Trigger keywords | File | Priority |'"))
     index += 1
@@ -108,7 +100,7 @@ def parse_routing(text: str) -> RoutingTable:
 
 def _parse_row(line: str, number: int) -> tuple[Route | None, Problem | None]:
     deprecated = DEPRECATED in line
-    cells = _cells(line.replace(DEPRECATED, ""))
+    cells = table_cells(line.replace(DEPRECATED, ""))
     while len(cells) > 3 and not cells[-1]:
         cells.pop()
     if len(cells) != 3:
