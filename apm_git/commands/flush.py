@@ -23,7 +23,6 @@ from apm_git.scope import Scope
 from apm_git.state import load_flush_state, save_flush_state
 from apm_git.transaction import Transaction
 
-TRIGGERS = ("manual", "pre-compact", "session-end", "idle")
 ALL = Scope("all")
 
 

@@ -21,7 +21,6 @@ from apm_git.model.entry_id import is_entry_id
 from apm_git.repo import MemoryRepo
 
 NULL_SHA = "0" * 40
-CONSOLIDATION = ("Apm-Promote", "Apm-Archive", "Apm-Move", "Apm-Supersede", "Apm-Proven")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -91,7 +90,7 @@ def _mentions(repo: MemoryRepo, entry_id: str) -> list[tuple[str, str]]:
         (key, value)
         for message in out.split("\x1e") if message.strip()
         for key, value in trailer_model.parse(message)
-        if key in CONSOLIDATION and entry_id in value.replace("(", " ").replace(")", " ").split()
+        if key in trailer_model.CONSOLIDATION and entry_id in value.replace("(", " ").replace(")", " ").split()
     ]
 
 
