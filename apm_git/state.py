@@ -13,10 +13,6 @@ from apm_git.names import FLUSH_STATE, GROUP_NAMES
 from apm_git.repo import GROUP_NAME_RULE, MemoryRepo, is_group_name
 
 
-def json_error(error: json.JSONDecodeError) -> str:
-    return f"{error.lineno}:{error.colno}: not valid JSON ({error.msg})"
-
-
 def group_names_problem(data: Any) -> str | None:
     """What is wrong with the parsed `group_names.json`, or None when it is usable."""
     if not isinstance(data, dict):
@@ -40,10 +36,11 @@ def flush_state_problem(data: Any) -> str | None:
     return None
 
 
-def _corrupt(repo: MemoryRepo, rel: str, what: str) -> CorruptStateFile:
+def _corrupt(repo: MemoryRepo, rel: str, where: str, what: str) -> CorruptStateFile:
+    """The error for a state file that cannot be used; `where` is ":LINE:COLUMN" when known."""
     name = repo.repo_path(rel)
     return CorruptStateFile(
-        f"{name}: {what}; the file is left untouched — fix it, or restore it with `git checkout -- {name}`",
+        f"{name}{where}: {what}; the file is left untouched — fix it, or restore it with `git checkout -- {name}`",
     )
 
 
@@ -54,17 +51,13 @@ def _load_json(repo: MemoryRepo, rel: str) -> Any:
     text = repo.read(rel)
     if text is None:
         return None
-    name = repo.repo_path(rel)
     try:
         data = json.loads(text)
     except json.JSONDecodeError as error:
-        raise CorruptStateFile(
-            f"{name}:{json_error(error)}; the file is left "
-            f"untouched — fix it, or restore it with `git checkout -- {name}`",
-        ) from None
+        raise _corrupt(repo, rel, f":{error.lineno}:{error.colno}", f"not valid JSON ({error.msg})") from None
     problem = PROBLEMS[rel](data)
     if problem is not None:
-        raise _corrupt(repo, rel, problem)
+        raise _corrupt(repo, rel, "", problem)
     return data
 
 
