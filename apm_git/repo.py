@@ -7,6 +7,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
+from apm_git.atomic import write_atomic
 from apm_git.config import CONFIG_FILE, Config, load_config
 from apm_git.errors import NotAMemoryRepo, StateError, UnsafePath, UsageError
 from apm_git.names import memory_rel, repo_rel
@@ -128,24 +129,6 @@ def safe_join(base: Path, rel: str) -> Path:
 
 def _inside(path: Path, base: Path) -> bool:
     return path == base or base in path.parents
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    """Replace `path` whole or not at all; a crash never leaves half a memory file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    mode = path.stat().st_mode & 0o777 if path.exists() else None
-    import tempfile  # lazily: a read-only process (a pre-commit hook) never pays for it
-
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        if mode is not None:
-            Path(tmp).chmod(mode)
-        Path(tmp).replace(path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def find_root(start: Path) -> tuple[Path, Path] | None:

@@ -8,8 +8,9 @@ from __future__ import annotations
 import contextlib
 from pathlib import Path
 
+from apm_git.atomic import write_atomic
 from apm_git.errors import StateError
-from apm_git.repo import MemoryRepo, write_atomic
+from apm_git.repo import MemoryRepo
 
 
 class Transaction:

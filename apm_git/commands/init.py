@@ -5,11 +5,12 @@ import dataclasses
 from pathlib import Path
 
 from apm_git import clock, git, layout, names, templates
+from apm_git.atomic import write_atomic
 from apm_git.commands import precommit
 from apm_git.commit import commit
 from apm_git.config import CONFIG_FILE, load_config, parse_config
 from apm_git.memory_index import build_index
-from apm_git.repo import MemoryRepo, decode, find_root, write_atomic
+from apm_git.repo import MemoryRepo, decode, find_root
 from apm_git.state import group_names
 
 GITATTRIBUTES = ".gitattributes"
