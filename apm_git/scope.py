@@ -48,11 +48,11 @@ def parse_scope(text: str) -> Scope:
     raise UsageError(f"unknown scope {text!r}; use all, main or group:NAME")
 
 
-def scope_for(repo: MemoryRepo, scope: str | None, room: str | None, default: str = "all") -> Scope:
+def scope_for(repo: MemoryRepo, scope: str | None, room: str | None) -> Scope:
     """The scope named by --scope or --room (a room id resolves through group_names.json)."""
     if room is not None:
         group = resolve_room(repo, room)
         if scope is not None and parse_scope(scope) != Scope("group", group):
             raise UsageError(f"--room {room} maps to group:{group}, which contradicts --scope {scope}")
         return Scope("group", group)
-    return parse_scope(scope or default)
+    return parse_scope(scope or "all")

@@ -98,7 +98,3 @@ def load_flush_state(repo: MemoryRepo) -> dict[str, Any]:
 def save_flush_state(repo: MemoryRepo, state: dict[str, Any]) -> None:
     repo.write(FLUSH_STATE, json.dumps(state, indent=2, ensure_ascii=False) + "\n")
 
-
-def group_flush_time(state: dict[str, Any], group: str) -> str | None:
-    entry = state.get("groups", {}).get(group)
-    return entry.get("last_flush_time") if isinstance(entry, dict) else None

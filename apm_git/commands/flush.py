@@ -68,13 +68,13 @@ def flush(
         tx.guard(names.FLUSH_STATE)
         try:
             _check(repo, scope, pathspecs, now.date(), result)
-            if all(path in result.withheld for change in changed for path in change.paths):
+            if all(change.path in result.withheld for change in changed):
                 tx.rollback()
                 result.skipped = "nothing to flush: the only changes are withheld (suspected secrets)"
                 return result
             _record_flush(repo, scope, now, trigger, session, result.findings)
             changes = git.status(repo.root, pathspecs)
-            paths = [path for change in changes for path in change.paths if path not in result.withheld]
+            paths = [change.path for change in changes if change.path not in result.withheld]
             result.files = sorted({change.path for change in changes} - set(result.withheld))
             trailers = [("Apm-Trigger", trigger), ("Apm-Scope", str(scope)), ("Apm-Session", session or "none")]
             trailers += [("Apm-Finding", finding) for finding in result.findings]

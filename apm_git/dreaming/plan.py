@@ -84,10 +84,6 @@ class DeepSleepPlan:
     journal_moves: list[JournalMove] = dataclasses.field(default_factory=list)
     kept: list[Kept] = dataclasses.field(default_factory=list)
 
-    @property
-    def empty(self) -> bool:
-        return not (self.promotions or self.archivals or self.journal_moves)
-
 
 @dataclasses.dataclass
 class RemPlan:
@@ -99,10 +95,6 @@ class RemPlan:
     archivals: list[Archival] = dataclasses.field(default_factory=list)
     journal_moves: list[JournalMove] = dataclasses.field(default_factory=list)
     over_budget: list[tuple[str, int, int]] = dataclasses.field(default_factory=list)  # file, lines, budget
-
-    @property
-    def empty(self) -> bool:
-        return not (self.proven or self.folds or self.supersessions or self.archivals or self.journal_moves)
 
 
 # --------------------------------------------------------------------------- JSON

@@ -208,10 +208,6 @@ def rank_routes(table: RoutingTable, intent: str | None) -> list[RouteChoice]:
     return choices or [RouteChoice(DEFAULT_FILE, "P0", (), None, "the routing table has no usable row: the P0 file")]
 
 
-def best_route(table: RoutingTable, intent: str | None) -> RouteChoice:
-    return rank_routes(table, intent)[0]
-
-
 # --------------------------------------------------------------------------- append-only edits
 
 def render_row(keywords: Sequence[str], file: str, priority: str) -> str:
