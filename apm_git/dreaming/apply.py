@@ -16,7 +16,7 @@ from apm_git.errors import StateError
 from apm_git.memory_index import refresh_index
 from apm_git.repo import MemoryRepo
 from apm_git.state import load_flush_state, save_flush_state
-from apm_git.transaction import Transaction
+from apm_git.transaction import EditedMeanwhile, Transaction
 
 
 def commit_run(
@@ -36,9 +36,9 @@ def commit_run(
     staged = False
     try:
         for rel, text in changes.writes.items():
-            tx.write(rel, text)
+            tx.write(rel, text, read=changes.read.get(rel))
         for source, target in changes.moves:
-            tx.move(source, target)
+            tx.move(source, target, read=changes.read.get(source))
         tx.guard(names.FLUSH_STATE)
         state = load_flush_state(repo)
         dreaming = state.get("dreaming")
@@ -53,6 +53,12 @@ def commit_run(
             return None  # run again at the same moment: not even the recorded time changed
         staged = True
         return commit(repo, paths, subject, trailers, body)
+    except EditedMeanwhile as error:
+        _undo(repo, tx, staged)
+        raise StateError(
+            f"{repo.repo_path(error.rel)} was edited while {stage} ran; nothing was changed — "
+            f"flush that edit if you want it kept, then run `apm-git {stage}` again",
+        ) from None
     except OSError as error:
         _undo(repo, tx, staged)
         where = f" {error.filename}" if error.filename else ""

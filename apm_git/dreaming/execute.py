@@ -26,10 +26,16 @@ ARCHIVE_MONTH = re.compile(rf"{names.ARCHIVE}/\d{{4}}-\d{{2}}\.md")
 
 @dataclasses.dataclass
 class Changes:
-    """New texts by memory-relative path, and whole-file moves (source, target)."""
+    """New texts by memory-relative path, and whole-file moves (source, target).
+
+    `read` holds the text each written or moved file had when the run was planned ("" for a
+    file that did not exist): a file that no longer has it was edited meanwhile, and the run
+    must not overwrite that edit.
+    """
 
     writes: dict[str, str] = dataclasses.field(default_factory=dict)
     moves: list[tuple[str, str]] = dataclasses.field(default_factory=list)
+    read: dict[str, str] = dataclasses.field(default_factory=dict)
 
 
 def execute_deep_sleep(plan: DeepSleepPlan, memory: Memory, config: Config, archive_texts: dict[str, str | None],
@@ -61,6 +67,8 @@ def execute_deep_sleep(plan: DeepSleepPlan, memory: Memory, config: Config, arch
     for target, texts in archive_additions.items():
         changes.writes[target] = add_to_archive(archive_texts.get(target), target, texts)
     changes.moves = [(move.source, move.target) for move in plan.journal_moves]
+    before = {**archive_texts, **memory.categories, **memory.journals}
+    changes.read = {name: before.get(name) or "" for name in [*changes.writes, *(move[0] for move in changes.moves)]}
     return changes
 
 

@@ -68,6 +68,7 @@ class _Entry:
 class RemOutcome:
     plan: RemPlan
     writes: dict[str, str]
+    read: dict[str, str] = dataclasses.field(default_factory=dict)  # what each write replaces ("": nothing)
 
 
 def plan_rem(files: Mapping[str, str], archive_text: str | None, today: dt.date, config: Config) -> RemOutcome:
@@ -104,7 +105,8 @@ def plan_rem(files: Mapping[str, str], archive_text: str | None, today: dt.date,
     writes = _render(parsed, entries)
     if archived_records:
         writes[target] = add_to_archive(archive_text, target, archived_records)
-    return RemOutcome(plan, writes)
+    before = {**files, target: archive_text or ""}
+    return RemOutcome(plan, writes, {name: before.get(name, "") for name in writes})
 
 
 def _content(record: Record) -> str:
