@@ -5,13 +5,14 @@ Auto-initialization only ever creates files that are completely absent.
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Mapping
 
 from apm_git import templates
 from apm_git.config import JOURNAL_NAME
 from apm_git.errors import UnsafePath
 from apm_git.names import ARCHIVE, GROUP_FILES, GROUP_NAMES, GROUPS, MAIN, MAIN_FILES, MAIN_INDEX, MEMORY_MD
 from apm_git.repo import MemoryRepo, check_group_name, decode, is_group_name
-from apm_git.state import rooms_of
+from apm_git.state import group_names as read_group_names
 
 
 def category_files(repo: MemoryRepo) -> list[str]:
@@ -68,40 +69,51 @@ def groups(repo: MemoryRepo) -> list[str]:
     return sorted(name for name in found if is_group_name(name))
 
 
-def _create(repo: MemoryRepo, rel: str, text: str, created: list[str]) -> None:
-    path = repo.path(rel)
-    if path.exists() or path.is_symlink():
-        return
-    repo.write(rel, text)
-    created.append(rel)
+def _missing(repo: MemoryRepo, rels: list[str]) -> list[str]:
+    """Which of `rels` do not exist, in order.  The caller has checked their folder with `repo.path`;
+    a file that is a link counts as existing, and a link that leaves the memory dir is refused."""
+    missing = []
+    for rel in rels:
+        path = repo.memory / rel
+        if path.is_symlink():
+            repo.path(rel)
+        elif not path.exists():
+            missing.append(rel)
+    return missing
 
 
-def ensure_group(repo: MemoryRepo, group: str, today: dt.date) -> list[str]:
-    """Create a group's index and files from group_names.json, where absent; returns what was created."""
-    check_group_name(group)
-    folder = repo.path(group_dir(group))
-    if folder.is_symlink():
-        raise UnsafePath(f"{repo.repo_path(group_dir(group))} is a symlink; group memory must be a real folder")
-    rooms = ", ".join(rooms_of(repo, group)) or f"none mapped in {GROUP_NAMES}"
-    values = {"group": group, "rooms": rooms, "date": today.isoformat()}
-    created: list[str] = []
-    _create(repo, group_index(group), templates.render("group/index.md", **values), created)
-    for name in GROUP_FILES:
-        _create(repo, f"{group_dir(group)}/{name}", templates.render(f"group/{name}", **values), created)
-    return created
+def ensure_group(
+    repo: MemoryRepo, group: str, today: dt.date, group_names: Mapping[str, str] | None = None,
+) -> list[str]:
+    """Create a group's index and files from the templates, where absent; returns what was created.
+
+    `group_names` (room id -> group) is group_names.json, read here when the caller has not.
+    """
+    folder = group_dir(group)
+    if repo.path(folder).is_symlink():
+        raise UnsafePath(f"{repo.repo_path(folder)} is a symlink; group memory must be a real folder")
+    files = {group_index(group): "group/index.md", **{f"{folder}/{name}": f"group/{name}" for name in GROUP_FILES}}
+    missing = _missing(repo, list(files))
+    if missing:
+        mapping = read_group_names(repo) if group_names is None else group_names
+        rooms = ", ".join(sorted(room for room, name in mapping.items() if name == group))
+        values = {"group": group, "rooms": rooms or f"none mapped in {GROUP_NAMES}", "date": today.isoformat()}
+        for rel in missing:
+            repo.write(rel, templates.render(files[rel], **values))
+    return missing
 
 
 def ensure_main(repo: MemoryRepo, today: dt.date) -> list[str]:
     """Create the DM index and files where absent; longterm.md is seeded from MEMORY.md when there is one."""
-    values = {"date": today.isoformat()}
-    created: list[str] = []
-    _create(repo, MAIN_INDEX, templates.render("main/index.md", **values), created)
-    for name in MAIN_FILES:
-        text = templates.render(f"main/{name}", **values)
-        if name == "longterm.md":
+    repo.path(MAIN)
+    files = {MAIN_INDEX: "main/index.md", **{f"{MAIN}/{name}": f"main/{name}" for name in MAIN_FILES}}
+    missing = _missing(repo, list(files))
+    for rel in missing:
+        text = templates.render(files[rel], date=today.isoformat())
+        if rel == f"{MAIN}/longterm.md":
             text = _seed_longterm(repo, text, today)
-        _create(repo, f"{MAIN}/{name}", text, created)
-    return created
+        repo.write(rel, text)
+    return missing
 
 
 def _seed_longterm(repo: MemoryRepo, template: str, today: dt.date) -> str:

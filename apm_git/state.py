@@ -77,10 +77,6 @@ def resolve_room(repo: MemoryRepo, room: str) -> str:
     )
 
 
-def rooms_of(repo: MemoryRepo, group: str) -> list[str]:
-    return sorted(room for room, name in group_names(repo).items() if name == group)
-
-
 def empty_flush_state() -> dict[str, Any]:
     return {"groups": {"last_flush_time": None}, "main_session": {"last_flush_time": None}, "pending_items": []}
 

@@ -51,14 +51,16 @@ def flush(
     result = FlushResult(trigger, str(scope), session)
     with write_lock(repo):
         pathspecs = scope.pathspecs(repo)
-        if if_idle:
-            waiting = _still_busy(repo, pathspecs)
+        changed = git.status(repo.root, pathspecs) if if_idle else None
+        if changed is not None:
+            waiting = _still_busy(repo, changed)
             if waiting:
                 result.skipped = waiting
                 return result
         now = clock.now()
         result.created = [repo.repo_path(rel) for rel in _auto_initialize(repo, scope, now.date())]
-        changed = git.status(repo.root, pathspecs)
+        if changed is None or result.created:
+            changed = git.status(repo.root, pathspecs)
         if not changed:
             result.skipped = "nothing to flush"
             return result
@@ -73,9 +75,13 @@ def flush(
                 result.skipped = "nothing to flush: the only changes are withheld (suspected secrets)"
                 return result
             _record_flush(repo, scope, now, trigger, session, result.findings)
-            changes = git.status(repo.root, pathspecs)
+            # Under the lock only the state file and INDEX.md changed since `changed` was read.
+            rewritten = [repo.repo_path(names.FLUSH_STATE)]
+            rewritten += [repo.repo_path(names.INDEX)] if scope.covers_dreaming else []
+            changes = [change for change in changed if change.path not in rewritten]
+            changes += git.status(repo.root, rewritten)
             paths = [change.path for change in changes if change.path not in result.withheld]
-            result.files = sorted({change.path for change in changes} - set(result.withheld))
+            result.files = sorted(set(paths))
             trailers = [("Apm-Trigger", trigger), ("Apm-Scope", str(scope)), ("Apm-Session", session or "none")]
             trailers += [("Apm-Finding", finding) for finding in result.findings]
             count = f"{len(result.files)} file{'s' if len(result.files) != 1 else ''}"
@@ -121,9 +127,8 @@ def _check(repo: MemoryRepo, scope: Scope, pathspecs: list[str], today: dt.date,
                 result.findings.append(str(finding))
 
 
-def _still_busy(repo: MemoryRepo, pathspecs: list[str]) -> str | None:
+def _still_busy(repo: MemoryRepo, changes: list[git.Change]) -> str | None:
     """Why an idle flush should wait: no changes, or a change newer than flush.idle_minutes."""
-    changes = git.status(repo.root, pathspecs)
     if not changes:
         return "nothing to flush"
     newest = 0.0
@@ -146,8 +151,9 @@ def _auto_initialize(repo: MemoryRepo, scope: Scope, today: dt.date) -> list[str
     if scope.kind in ("all", "main"):
         created += layout.ensure_main(repo, today)
     if scope.kind == "all":
-        for group in sorted(set(group_names(repo).values())):
-            created += layout.ensure_group(repo, group, today)
+        mapping = group_names(repo)
+        for group in sorted(set(mapping.values())):
+            created += layout.ensure_group(repo, group, today, mapping)
     if scope.group is not None:
         created += layout.ensure_group(repo, scope.group, today)
     return created

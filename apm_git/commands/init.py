@@ -53,8 +53,9 @@ def init(path: Path, *, install: bool = True) -> InitResult:
         if _create(repo.path(rel), text.encode()):
             created.append(repo.repo_path(rel))
     created += [repo.repo_path(rel) for rel in layout.ensure_main(repo, today)]
-    for group in sorted(set(group_names(repo).values())):
-        created += [repo.repo_path(rel) for rel in layout.ensure_group(repo, group, today)]
+    mapping = group_names(repo)
+    for group in sorted(set(mapping.values())):
+        created += [repo.repo_path(rel) for rel in layout.ensure_group(repo, group, today, mapping)]
     if _create(repo.path(names.INDEX), build_index(repo, today).encode()):
         created.append(repo.repo_path(names.INDEX))
     if _merge_lines(root / GITATTRIBUTES, templates.render("init/.gitattributes", **memory_values)):
