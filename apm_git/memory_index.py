@@ -19,11 +19,12 @@ def build_index(repo: MemoryRepo, today: dt.date, exclude: Collection[str] = ())
         text = None if name in exclude else repo.read(name)
         if text is None or any(name == seen for _, seen, _ in categories):
             continue
-        categories.append((kind, name, index_md.summarize(name, text)))
-        conflicts += index_md.conflicts_of(name, parse(text).entries)
+        parsed = parse(text)
+        categories.append((kind, name, index_md.summarize(name, parsed)))
+        conflicts += index_md.conflicts_of(name, parsed.entries)
         budget += repo.config.budget_for(name) or 0
     journals = [name for name in reversed(layout.journals(repo)) if name not in exclude]
-    summaries = [index_md.summarize(name, repo.read(name) or "") for name in journals]
+    summaries = [index_md.summarize(name, parse(repo.read(name) or "")) for name in journals]
     return index_md.render(today, categories, summaries, conflicts, budget)
 
 

@@ -11,7 +11,7 @@ import dataclasses
 import datetime as dt
 import re
 
-from apm_git.model.records import Record, parse, strip_eol
+from apm_git.model.records import Record, RecordFile, strip_eol
 from apm_git.model.tables import table_cells
 
 TITLE = "# Memory Index"
@@ -49,12 +49,11 @@ class Conflict:
     what: str
 
 
-def summarize(name: str, text: str, recent: int = 3) -> FileSummary:
-    parsed = parse(text)
+def summarize(name: str, parsed: RecordFile, recent: int = 3) -> FileSummary:
     records = [record for record in parsed.records if record.day is not None]
     dates = [record.date for record in records]
     newest = sorted(records, key=lambda record: record.date, reverse=True)[:recent]
-    titles = tuple(record.title for record in newest) or _session_items(text, recent)
+    titles = tuple(record.title for record in newest) or _session_items(parsed.render(), recent)
     return FileSummary(name, parsed.line_count, max(dates) if dates else "—", titles)
 
 
