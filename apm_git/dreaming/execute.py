@@ -123,12 +123,13 @@ def _occurrences(
 
 
 def validate(plan: DeepSleepPlan, memory: Memory, config: Config) -> list[str]:
-    """Every reason to refuse the plan; empty when it can be carried out as it stands."""
+    """Every reason to refuse the plan's ids, files and targets; empty when it can be carried out
+    (then `budget_problems` checks what carrying it out does to the budgets)."""
     journals = {name: parse(text) for name, text in memory.journals.items()}
     problems = _promotion_problems(plan, memory, config, journals)
     problems += _archival_problems(plan, memory, config)
     problems += _move_problems(plan, memory, config, journals)
-    return problems or _budget_problems(plan, memory, config)
+    return problems
 
 
 def _promotion_problems(
@@ -217,8 +218,8 @@ def rescored(plan: DeepSleepPlan, memory: Memory, config: Config) -> DeepSleepPl
     return plan
 
 
-def _budget_problems(plan: DeepSleepPlan, memory: Memory, config: Config) -> list[str]:
-    changes = execute_deep_sleep(plan, memory, config, {})
+def budget_problems(plan: DeepSleepPlan, memory: Memory, config: Config, changes: Changes) -> list[str]:
+    """The category files that the plan's promotions (carried out as `changes`) would put over budget."""
     problems = []
     for name in sorted({p.target for p in plan.promotions}):
         budget = config.budget_for(name)
