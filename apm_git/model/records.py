@@ -24,6 +24,7 @@ KNOWN_FIELDS = frozenset(REQUIRED_FIELDS + OPTIONAL_FIELDS)
 
 _HEADER = re.compile(r"## \[(?P<date>[^\]]*)\](?P<rest>.*)")
 _FIELD = re.compile(r"- (?P<name>[A-Z][A-Za-z-]*):(?: (?P<value>.*)|)")
+FENCES = ("```", "~~~")
 _FENCE = re.compile(r" {0,3}(```|~~~)")
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
@@ -35,6 +36,11 @@ def split_lines(text: str) -> list[str]:
     if parts[-1]:
         lines.append(parts[-1])
     return lines
+
+
+def has_fence(text: str) -> bool:
+    """Whether a code fence may hide a `## ` line in `text` (only `parse` then finds the headings)."""
+    return any(fence in text for fence in FENCES)
 
 
 def count_lines(text: str) -> int:
