@@ -105,7 +105,7 @@ def ensure_group(
 
 def ensure_main(repo: MemoryRepo, today: dt.date) -> list[str]:
     """Create the DM index and files where absent; longterm.md is seeded from MEMORY.md when there is one."""
-    repo.path(MAIN)
+    repo.path(MAIN)  # refuses a main/ that leads out of the memory dir
     files = {MAIN_INDEX: "main/index.md", **{f"{MAIN}/{name}": f"main/{name}" for name in MAIN_FILES}}
     missing = _missing(repo, list(files))
     for rel in missing:
