@@ -1,12 +1,14 @@
 """Small caches under `.git/apm-git/`: marshal files replaced whole; any doubt reads as a miss.
 
-Only `os` and `marshal` (not even `typing`): the pre-commit hook's fast path reads a cache on
-every commit, in each of its seven processes.
+Only `os`, `marshal` and apm_git.atomic (itself only `os`; not even `typing`): the pre-commit
+hook's fast path reads a cache on every commit, in each of its seven processes.
 """
 from __future__ import annotations
 
 import marshal
 import os
+
+from apm_git.atomic import write_atomic
 
 
 def read(path: str | os.PathLike[str]) -> object:
@@ -20,13 +22,8 @@ def read(path: str | os.PathLike[str]) -> object:
 
 def write(path: str | os.PathLike[str], value: object) -> None:
     """Replace the cache whole; a cache that cannot be written only costs the next run its work."""
-    path = os.fspath(path)
-    tmp = f"{path}.{os.getpid()}.tmp"
     try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(tmp, "wb") as handle:
-            marshal.dump(value, handle)  # type: ignore[arg-type]
-        os.replace(tmp, path)
+        # Not synced to disk: a cache that a crash tore reads as a miss.
+        write_atomic(path, marshal.dumps(value), sync=False)  # type: ignore[arg-type]
     except (OSError, ValueError):
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+        return

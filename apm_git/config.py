@@ -14,6 +14,7 @@ from typing import Any
 
 from apm_git import __version__, cache
 from apm_git.errors import ConfigError
+from apm_git.names import GROUPS, INDEX, MAIN_INDEX, memory_rel
 from apm_git.pathglob import glob_match
 
 CONFIG_FILE = "apm.yaml"
@@ -22,17 +23,17 @@ OFFLINE_ENCODINGS = ("cl100k_base",)
 KINDS = ("decision", "lesson", "context", "person", "tool", "pending", "anchor")
 
 DEFAULT_BUDGETS: dict[str, int] = {
-    "INDEX.md": 80,
+    INDEX: 80,
     "decisions.md": 200,
     "lessons.md": 300,
     "project-context.md": 150,
     "people.md": 100,
     "tools-config.md": 100,
     JOURNAL_KEY: 100,
-    "groups/*/attention.md": 100,
-    "groups/*/project.md": 150,
-    "groups/*/experience.md": 300,
-    "groups/*/people.md": 100,
+    f"{GROUPS}/*/attention.md": 100,
+    f"{GROUPS}/*/project.md": 150,
+    f"{GROUPS}/*/experience.md": 300,
+    f"{GROUPS}/*/people.md": 100,
 }
 DEFAULT_ROUTING: dict[str, str] = {
     "decision": "decisions.md",
@@ -41,7 +42,7 @@ DEFAULT_ROUTING: dict[str, str] = {
     "person": "people.md",
     "tool": "tools-config.md",
 }
-DEFAULT_APPEND_ONLY = ("groups/*.md", "main/index.md")
+DEFAULT_APPEND_ONLY = (f"{GROUPS}/*.md", MAIN_INDEX)
 JOURNAL_NAME = re.compile(r"\d{4}-\d{2}-\d{2}\.md")
 
 
@@ -290,5 +291,5 @@ class _Reader:
 
 
 def _relative(pattern: str, memory_dir: str) -> str:
-    prefix = memory_dir + "/"
-    return pattern[len(prefix):] if pattern.startswith(prefix) else pattern
+    rel = memory_rel(memory_dir, pattern)
+    return pattern if rel is None else rel

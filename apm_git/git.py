@@ -6,7 +6,6 @@ one pre-commit hook (see benchmarks/README.md).
 """
 from __future__ import annotations
 
-import dataclasses
 import os
 import subprocess
 from collections.abc import Iterable, Mapping, Sequence
@@ -52,13 +51,6 @@ def describe_failure(args: Sequence[str], proc: subprocess.CompletedProcess[byte
     return f"`git {' '.join(args[:2])}` failed ({proc.returncode}): {detail or 'no message'}{hint}"
 
 
-def toplevel(path: Path) -> Path | None:
-    proc = run(path, "rev-parse", "--show-toplevel", check=False)
-    if proc.returncode != 0:
-        return None
-    return Path(proc.stdout.decode("utf-8", "surrogateescape").strip())
-
-
 def head(root: Path) -> str | None:
     proc = run(root, "rev-parse", "--verify", "-q", "HEAD", check=False)
     return proc.stdout.decode().strip() or None
@@ -68,44 +60,19 @@ def split_z(data: bytes) -> list[str]:
     return [part.decode("utf-8", "surrogateescape") for part in data.split(b"\0") if part]
 
 
-@dataclasses.dataclass(frozen=True)
-class Change:
-    """One line of `git status --porcelain -z`: `xy` codes, the path, and for renames the old path."""
+class Change(NamedTuple):
+    """One entry of `git status --porcelain -z --no-renames`: the `xy` codes and the path."""
 
     xy: str
     path: str
-    old_path: str | None = None
-
-    @property
-    def deleted(self) -> bool:
-        return "D" in self.xy
-
-    @property
-    def paths(self) -> tuple[str, ...]:
-        return (self.path,) if self.old_path is None else (self.path, self.old_path)
 
 
 def status(root: Path, pathspecs: Sequence[str]) -> list[Change]:
+    """Every changed, deleted or untracked path under `pathspecs`; a rename is a deletion and an addition."""
     if not pathspecs:  # no pathspec would mean the whole work tree, never what a caller wants
         return []
     proc = run(root, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", "--", *pathspecs)
-    return parse_status(proc.stdout)
-
-
-def parse_status(data: bytes) -> list[Change]:
-    parts = split_z(data)
-    changes: list[Change] = []
-    index = 0
-    while index < len(parts):
-        entry = parts[index]
-        xy, path = entry[:2], entry[3:]
-        old = None
-        if "R" in xy or "C" in xy:
-            index += 1
-            old = parts[index]
-        changes.append(Change(xy, path, old))
-        index += 1
-    return changes
+    return [Change(entry[:2], entry[3:]) for entry in split_z(proc.stdout)]
 
 
 def cat_files(root: Path, specs: Iterable[str]) -> dict[str, bytes | None]:

@@ -22,12 +22,12 @@ class BadHookInput(StateError):
 
 @dataclasses.dataclass(frozen=True)
 class HookPayload:
+    """What apm-git reads from a payload; other keys (`transcript_path`, …) are accepted and ignored."""
+
     session_id: str | None
-    event: str | None
-    trigger: str | None  # the mapped apm-git trigger
+    trigger: str | None  # the apm-git trigger that `hook_event_name` maps to
     detail: str | None  # Claude's own `trigger` (manual/auto), `reason`, or SessionStart's `source`
     cwd: str | None
-    transcript_path: str | None
 
 
 def read_payload(stream: IO[str]) -> HookPayload:
@@ -59,12 +59,9 @@ def parse_payload(text: str) -> HookPayload:
         value = data.get(key)
         return value if isinstance(value, str) and value else None
 
-    event = text_field("hook_event_name")
     return HookPayload(
         session_id=text_field("session_id"),
-        event=event,
-        trigger=EVENT_TRIGGERS.get(event or ""),
+        trigger=EVENT_TRIGGERS.get(text_field("hook_event_name") or ""),
         detail=text_field("trigger") or text_field("reason") or text_field("source"),
         cwd=text_field("cwd"),
-        transcript_path=text_field("transcript_path"),
     )

@@ -5,21 +5,14 @@ Auto-initialization only ever creates files that are completely absent.
 from __future__ import annotations
 
 import datetime as dt
-import re
+from collections.abc import Mapping
 
 from apm_git import templates
+from apm_git.config import JOURNAL_NAME
 from apm_git.errors import UnsafePath
-from apm_git.repo import MemoryRepo, check_group_name, decode
-from apm_git.state import rooms_of
-
-INDEX = "INDEX.md"
-MAIN_INDEX = "main/index.md"
-MAIN_FILES = ("attention.md", "longterm.md", "daily-synced.md")
-GROUP_FILES = ("attention.md", "project.md", "experience.md", "people.md")
-ARCHIVE = "archive"
-ARCHIVED_JOURNALS = "archive/journals"
-MEMORY_MD = "MEMORY.md"
-JOURNAL = re.compile(r"(\d{4}-\d{2}-\d{2})\.md")
+from apm_git.names import ARCHIVE, GROUP_FILES, GROUP_NAMES, GROUPS, MAIN, MAIN_FILES, MAIN_INDEX, MEMORY_MD
+from apm_git.repo import MemoryRepo, check_group_name, decode, is_group_name
+from apm_git.state import group_names as read_group_names
 
 
 def category_files(repo: MemoryRepo) -> list[str]:
@@ -31,11 +24,10 @@ def journal_name(day: dt.date) -> str:
 
 
 def journal_date(rel: str) -> dt.date | None:
-    match = JOURNAL.fullmatch(rel)
-    if not match:
+    if not JOURNAL_NAME.fullmatch(rel):
         return None
     try:
-        return dt.date.fromisoformat(match[1])
+        return dt.date.fromisoformat(rel[:10])
     except ValueError:
         return None
 
@@ -53,55 +45,75 @@ def archive_file(day: dt.date) -> str:
 
 
 def group_index(group: str) -> str:
-    return f"groups/{check_group_name(group)}.md"
+    return f"{GROUPS}/{check_group_name(group)}.md"
 
 
 def group_dir(group: str) -> str:
-    return f"groups/{check_group_name(group)}"
+    return f"{GROUPS}/{check_group_name(group)}"
 
 
 def groups(repo: MemoryRepo) -> list[str]:
-    """Groups that have an index file."""
-    folder = repo.memory / "groups"
+    """The groups under groups/: an index file `<group>.md` or a folder (not a link) with a group name.
+
+    Anything else there (a folder named `Foo`, notes.txt) is no group and is left alone.
+    """
+    folder = repo.memory / GROUPS
     if not folder.is_dir():
         return []
-    return sorted(path.stem for path in folder.glob("*.md") if path.is_file())
+    found = set()
+    for path in folder.iterdir():
+        if path.suffix == ".md" and path.is_file():
+            found.add(path.stem)
+        elif path.is_dir() and not path.is_symlink():
+            found.add(path.name)
+    return sorted(name for name in found if is_group_name(name))
 
 
-def _create(repo: MemoryRepo, rel: str, text: str, created: list[str]) -> None:
-    path = repo.path(rel)
-    if path.exists() or path.is_symlink():
-        return
-    repo.write(rel, text)
-    created.append(rel)
+def _missing(repo: MemoryRepo, rels: list[str]) -> list[str]:
+    """Which of `rels` do not exist, in order.  The caller has checked their folder with `repo.path`;
+    a file that is a link counts as existing, and a link that leaves the memory dir is refused."""
+    missing = []
+    for rel in rels:
+        path = repo.memory / rel
+        if path.is_symlink():
+            repo.path(rel)
+        elif not path.exists():
+            missing.append(rel)
+    return missing
 
 
-def ensure_group(repo: MemoryRepo, group: str, today: dt.date) -> list[str]:
-    """Create a group's index and files from group_names.json, where absent; returns what was created."""
-    check_group_name(group)
-    folder = repo.path(group_dir(group))
-    if folder.is_symlink():
-        raise UnsafePath(f"{repo.repo_path(group_dir(group))} is a symlink; group memory must be a real folder")
-    rooms = ", ".join(rooms_of(repo, group)) or "none mapped in group_names.json"
-    values = {"group": group, "rooms": rooms, "date": today.isoformat()}
-    created: list[str] = []
-    _create(repo, group_index(group), templates.render("group/index.md", **values), created)
-    for name in GROUP_FILES:
-        _create(repo, f"{group_dir(group)}/{name}", templates.render(f"group/{name}", **values), created)
-    return created
+def ensure_group(
+    repo: MemoryRepo, group: str, today: dt.date, group_names: Mapping[str, str] | None = None,
+) -> list[str]:
+    """Create a group's index and files from the templates, where absent; returns what was created.
+
+    `group_names` (room id -> group) is group_names.json, read here when the caller has not.
+    """
+    folder = group_dir(group)
+    if repo.path(folder).is_symlink():
+        raise UnsafePath(f"{repo.repo_path(folder)} is a symlink; group memory must be a real folder")
+    files = {group_index(group): "group/index.md", **{f"{folder}/{name}": f"group/{name}" for name in GROUP_FILES}}
+    missing = _missing(repo, list(files))
+    if missing:
+        mapping = read_group_names(repo) if group_names is None else group_names
+        rooms = ", ".join(sorted(room for room, name in mapping.items() if name == group))
+        values = {"group": group, "rooms": rooms or f"none mapped in {GROUP_NAMES}", "date": today.isoformat()}
+        for rel in missing:
+            repo.write(rel, templates.render(files[rel], **values))
+    return missing
 
 
 def ensure_main(repo: MemoryRepo, today: dt.date) -> list[str]:
     """Create the DM index and files where absent; longterm.md is seeded from MEMORY.md when there is one."""
-    values = {"date": today.isoformat()}
-    created: list[str] = []
-    _create(repo, MAIN_INDEX, templates.render("main/index.md", **values), created)
-    for name in MAIN_FILES:
-        text = templates.render(f"main/{name}", **values)
-        if name == "longterm.md":
+    repo.path(MAIN)  # refuses a main/ that leads out of the memory dir
+    files = {MAIN_INDEX: "main/index.md", **{f"{MAIN}/{name}": f"main/{name}" for name in MAIN_FILES}}
+    missing = _missing(repo, list(files))
+    for rel in missing:
+        text = templates.render(files[rel], date=today.isoformat())
+        if rel == f"{MAIN}/longterm.md":
             text = _seed_longterm(repo, text, today)
-        _create(repo, f"main/{name}", text, created)
-    return created
+        repo.write(rel, text)
+    return missing
 
 
 def _seed_longterm(repo: MemoryRepo, template: str, today: dt.date) -> str:

@@ -7,8 +7,10 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
+from apm_git.atomic import write_atomic
 from apm_git.config import CONFIG_FILE, Config, load_config
 from apm_git.errors import NotAMemoryRepo, StateError, UnsafePath, UsageError
+from apm_git.names import memory_rel, repo_rel
 
 ENV_REPO = "APM_GIT_REPO"
 STATE_DIR = "apm-git"  # under the git dir: locks, caches, session state
@@ -60,11 +62,11 @@ class MemoryRepo:
 
     def repo_path(self, rel: str) -> str:
         """A memory-relative path as a repo-relative one."""
-        return f"{self.memory_prefix}/{rel}"
+        return repo_rel(self.memory_prefix, rel)
 
-    def memory_rel(self, repo_rel: str) -> str | None:
-        prefix = self.memory_prefix + "/"
-        return repo_rel[len(prefix):] if repo_rel.startswith(prefix) else None
+    def memory_rel(self, path: str) -> str | None:
+        """A repo-relative path relative to the memory dir, or None when it is outside."""
+        return memory_rel(self.memory_prefix, path)
 
     def path(self, rel: str) -> Path:
         """The file at `rel` under the memory dir; refuses anything that would leave it."""
@@ -127,24 +129,6 @@ def safe_join(base: Path, rel: str) -> Path:
 
 def _inside(path: Path, base: Path) -> bool:
     return path == base or base in path.parents
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    """Replace `path` whole or not at all; a crash never leaves half a memory file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    mode = path.stat().st_mode & 0o777 if path.exists() else None
-    import tempfile  # lazily: a read-only process (a pre-commit hook) never pays for it
-
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        if mode is not None:
-            Path(tmp).chmod(mode)
-        Path(tmp).replace(path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def find_root(start: Path) -> tuple[Path, Path] | None:

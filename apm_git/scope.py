@@ -6,8 +6,9 @@ import dataclasses
 from apm_git import layout
 from apm_git.config import CONFIG_FILE
 from apm_git.errors import UsageError
+from apm_git.names import FLUSH_STATE, GROUP_NAMES, GROUPS
 from apm_git.repo import MemoryRepo, check_group_name
-from apm_git.state import FLUSH_STATE, GROUP_NAMES, resolve_room
+from apm_git.state import resolve_room
 
 
 @dataclasses.dataclass(frozen=True)
@@ -29,7 +30,7 @@ class Scope:
         if self.kind == "all":
             return [memory, CONFIG_FILE]
         if self.kind == "main":
-            return [memory, CONFIG_FILE, f":(exclude){memory}/groups"]
+            return [memory, CONFIG_FILE, f":(exclude){memory}/{GROUPS}"]
         assert self.group is not None
         return [
             repo.repo_path(layout.group_index(self.group)),
@@ -47,11 +48,11 @@ def parse_scope(text: str) -> Scope:
     raise UsageError(f"unknown scope {text!r}; use all, main or group:NAME")
 
 
-def scope_for(repo: MemoryRepo, scope: str | None, room: str | None, default: str = "all") -> Scope:
+def scope_for(repo: MemoryRepo, scope: str | None, room: str | None) -> Scope:
     """The scope named by --scope or --room (a room id resolves through group_names.json)."""
     if room is not None:
         group = resolve_room(repo, room)
         if scope is not None and parse_scope(scope) != Scope("group", group):
             raise UsageError(f"--room {room} maps to group:{group}, which contradicts --scope {scope}")
         return Scope("group", group)
-    return parse_scope(scope or default)
+    return parse_scope(scope or "all")

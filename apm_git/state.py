@@ -9,14 +9,8 @@ import json
 from typing import Any
 
 from apm_git.errors import CorruptStateFile, UnknownRoom
+from apm_git.names import FLUSH_STATE, GROUP_NAMES
 from apm_git.repo import GROUP_NAME_RULE, MemoryRepo, is_group_name
-
-GROUP_NAMES = "group_names.json"
-FLUSH_STATE = "flush-state.json"
-
-
-def json_error(error: json.JSONDecodeError) -> str:
-    return f"{error.lineno}:{error.colno}: not valid JSON ({error.msg})"
 
 
 def group_names_problem(data: Any) -> str | None:
@@ -42,10 +36,11 @@ def flush_state_problem(data: Any) -> str | None:
     return None
 
 
-def _corrupt(repo: MemoryRepo, rel: str, what: str) -> CorruptStateFile:
+def _corrupt(repo: MemoryRepo, rel: str, where: str, what: str) -> CorruptStateFile:
+    """The error for a state file that cannot be used; `where` is ":LINE:COLUMN" when known."""
     name = repo.repo_path(rel)
     return CorruptStateFile(
-        f"{name}: {what}; the file is left untouched — fix it, or restore it with `git checkout -- {name}`",
+        f"{name}{where}: {what}; the file is left untouched — fix it, or restore it with `git checkout -- {name}`",
     )
 
 
@@ -56,17 +51,13 @@ def _load_json(repo: MemoryRepo, rel: str) -> Any:
     text = repo.read(rel)
     if text is None:
         return None
-    name = repo.repo_path(rel)
     try:
         data = json.loads(text)
     except json.JSONDecodeError as error:
-        raise CorruptStateFile(
-            f"{name}:{json_error(error)}; the file is left "
-            f"untouched — fix it, or restore it with `git checkout -- {name}`",
-        ) from None
+        raise _corrupt(repo, rel, f":{error.lineno}:{error.colno}", f"not valid JSON ({error.msg})") from None
     problem = PROBLEMS[rel](data)
     if problem is not None:
-        raise _corrupt(repo, rel, problem)
+        raise _corrupt(repo, rel, "", problem)
     return data
 
 
@@ -86,10 +77,6 @@ def resolve_room(repo: MemoryRepo, room: str) -> str:
     )
 
 
-def rooms_of(repo: MemoryRepo, group: str) -> list[str]:
-    return sorted(room for room, name in group_names(repo).items() if name == group)
-
-
 def empty_flush_state() -> dict[str, Any]:
     return {"groups": {"last_flush_time": None}, "main_session": {"last_flush_time": None}, "pending_items": []}
 
@@ -107,7 +94,3 @@ def load_flush_state(repo: MemoryRepo) -> dict[str, Any]:
 def save_flush_state(repo: MemoryRepo, state: dict[str, Any]) -> None:
     repo.write(FLUSH_STATE, json.dumps(state, indent=2, ensure_ascii=False) + "\n")
 
-
-def group_flush_time(state: dict[str, Any], group: str) -> str | None:
-    entry = state.get("groups", {}).get(group)
-    return entry.get("last_flush_time") if isinstance(entry, dict) else None

@@ -12,7 +12,8 @@ from collections.abc import Callable
 from typing import Any
 
 from apm_git.errors import StateError
-from apm_git.model.cut import line_units, record_units
+from apm_git.model.cut import record_units
+from apm_git.model.records import split_lines
 
 
 def _constructors() -> dict[str, Callable[[], dict[str, Any]]]:
@@ -61,7 +62,7 @@ def fit(text: str, budget: int, name: str) -> Fit:
         kept, used = _longest(units, budget, name)
         if kept >= 2:  # the preamble and at least one record
             return Fit("".join(units[:kept]), used, kept - 1, len(units) - 1, "record")
-    lines = line_units(text)
+    lines = split_lines(text)
     kept, used = _longest(lines, budget, name)
     return Fit("".join(lines[:kept]), used, kept, len(lines), "line")
 

@@ -2,14 +2,24 @@
 
 A Transaction snapshots the bytes of every file before it is first written (and notes every
 folder it creates); `rollback` gives each file its bytes back and removes what was created.
+A write or move given the text its plan read refuses a file that holds anything else by then.
 """
 from __future__ import annotations
 
 import contextlib
 from pathlib import Path
 
+from apm_git.atomic import write_atomic
 from apm_git.errors import StateError
-from apm_git.repo import MemoryRepo, write_atomic
+from apm_git.repo import MemoryRepo
+
+
+class EditedMeanwhile(StateError):
+    """A file no longer holds the text the operation was planned from: someone edited it meanwhile."""
+
+    def __init__(self, rel: str) -> None:
+        super().__init__(f"{rel} changed since it was read")
+        self.rel = rel
 
 
 class Transaction:
@@ -39,15 +49,23 @@ class Transaction:
             self.created_dirs.append(created)
         return path
 
-    def write(self, rel: str, text: str) -> None:
-        write_atomic(self.guard(rel), text.encode("utf-8"))
+    def write(self, rel: str, text: str, *, read: str | None = None) -> None:
+        """Replace `rel` with `text`; with `read`, only if the file still holds that text ("": no file)."""
+        path = self.guard(rel)
+        self._check(rel, read)
+        write_atomic(path, text.encode("utf-8"))
 
-    def move(self, source: str, target: str) -> None:
+    def move(self, source: str, target: str, *, read: str | None = None) -> None:
         """A whole-file rename: the bytes stay the same, so git records a 100% rename."""
         if self.repo.path(target).exists():
             raise StateError(f"{self.repo.repo_path(target)} already exists; cannot move {source} there")
         origin = self.guard(source)
+        self._check(source, read)
         origin.replace(self.guard(target))
+
+    def _check(self, rel: str, read: str | None) -> None:
+        if read is not None and (self.saved[rel] or b"") != read.encode("utf-8"):
+            raise EditedMeanwhile(rel)
 
     def rollback(self) -> None:
         for rel, data in reversed(self.saved.items()):

@@ -29,7 +29,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from generate import BODIES, TITLES, TOPICS, vocabulary  # noqa: E402
+from vocabulary import BODIES, TITLES, TOPICS, vocabulary  # noqa: E402
 
 from apm_git import clock, git  # noqa: E402
 from apm_git.commands.dream import dream  # noqa: E402

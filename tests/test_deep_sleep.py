@@ -185,6 +185,28 @@ def test_an_edited_plan_with_a_bad_id_or_target_is_refused_whole(
     assert head(repo.root) == before and snapshot(repo.root) == files
 
 
+def test_an_edited_plan_that_would_pass_a_budget_is_refused(journals: MemoryRepo, run_cli: Invoke,
+                                                             tmp_path: Path) -> None:
+    repo = journals
+    config = (repo.root / "apm.yaml").read_text().replace("decisions.md: 200", "decisions.md: 9")
+    (repo.root / "apm.yaml").write_text(config)  # the 5-line decisions.md has no room for a 6-line record
+    plan = json.loads(run_cli("--repo", str(repo.root), "deep-sleep", "--plan").stdout)
+    assert "memory/decisions.md" not in [p["to"] for p in plan["promote"]]
+    assert {"id": "2026-04-08-use-redis-for-sessions", "from": "memory/2026-04-08.md",
+            "reason": "no room in memory/decisions.md (budget 9 lines)"} in plan["kept"]
+    plan["promote"].append({"id": "2026-04-08-use-redis-for-sessions", "from": "memory/2026-04-08.md",
+                            "to": "memory/decisions.md", "reason": "agent"})
+    (tmp_path / "plan.json").write_text(json.dumps(plan))
+    before, files = head(repo.root), snapshot(repo.root)
+    ran = run_cli("--repo", str(repo.root), "deep-sleep", "--apply", str(tmp_path / "plan.json"))
+    assert ran.exit_code == 1
+    assert ran.stderr.strip() == (
+        "apm-git: plan refused, nothing was changed: promotions would put memory/decisions.md over its budget "
+        "(11 > 9 lines); add archive moves or drop promotions"
+    )
+    assert head(repo.root) == before and snapshot(repo.root) == files
+
+
 def test_plan_usage_errors(journals: MemoryRepo, run_cli: Invoke, tmp_path: Path) -> None:
     (tmp_path / "bad.json").write_text("{not json")
     ran = run_cli("--repo", str(journals.root), "deep-sleep", "--apply", str(tmp_path / "bad.json"))

@@ -80,6 +80,16 @@ def test_symlink_out_of_the_memory_dir(repo: MemoryRepo, run_cli: Invoke, tmp_pa
     assert list(outside.iterdir()) == []
 
 
+def test_a_group_file_linked_out_of_the_memory_dir(repo: MemoryRepo, run_cli: Invoke, tmp_path: Path) -> None:
+    secret = tmp_path / "secret.md"
+    secret.write_text("not memory\n")
+    (repo.memory / "groups/team").mkdir(parents=True)
+    (repo.memory / "groups/team/people.md").symlink_to(secret)
+    ran = run_cli("--repo", str(repo.root), "flush", "--scope", "group:team")
+    assert ran.exit_code == 3 and "resolves outside the memory dir" in one_line(ran.stderr)
+    assert secret.read_text() == "not memory\n"
+
+
 def test_invalid_utf8_in_a_memory_file(repo: MemoryRepo, run_cli: Invoke) -> None:
     bad = b"# Journal\n\n## [2026-04-06] caf\xe9\n"
     (repo.memory / "2026-04-06.md").write_bytes(bad)

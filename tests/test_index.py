@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from apm_git.commands.index import build_index
+from apm_git.memory_index import build_index
 from apm_git.model import index_md
 from apm_git.repo import MemoryRepo
 from tests.checks.helpers import record

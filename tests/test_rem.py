@@ -143,3 +143,16 @@ def test_the_same_run_again_at_the_same_moment_makes_no_commit(memory: MemoryRep
     assert ran.exit_code == 0, ran.stderr
     assert ran.stdout.startswith("apm-git: rem nothing to change; nothing changed since the last run, so no commit")
     assert head(memory.root) == before and git(memory.root, "status", "--porcelain") == ""
+
+
+def test_a_folder_under_groups_that_is_no_group_is_left_alone(memory: MemoryRepo, run_cli: Invoke) -> None:
+    """`groups/Foo/` (not a group name) is no group: REM and flush pass it by instead of failing."""
+    repo = memory
+    write(repo.memory, "groups/Foo/experience.md", record("2026-01-10", "Stray note", value="LOW", last=OLD))
+    (repo.memory / "groups/Foo.md").write_text("# not a group index\n")
+    ran = run_cli("--repo", str(repo.root), "rem")
+    assert ran.exit_code == 0, ran.stderr
+    assert "memory/groups/Foo" not in ran.stdout  # flushed first, never scored
+    assert "Stray note" in (repo.memory / "groups/Foo/experience.md").read_text()
+    state = json.loads((repo.memory / "flush-state.json").read_text())
+    assert "Foo" not in state["groups"]

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
-from apm_git import git
+from apm_git import git, names
 from apm_git.checks import entry_cache
 from apm_git.checks.entries import EntryIndex, summarize
 from apm_git.checks.snapshot import Change, Snapshot
@@ -110,8 +110,8 @@ def gather(
     with `base_texts` (flush, which may put a file back as it was).
     """
     memory = repo.memory_prefix
-    listing = _listing(repo, sides.new)
-    changes, base_blobs = _split(_changes(repo, sides, list(pathspecs or [memory]), listing))
+    listing, untracked = _listing(repo, sides.new)
+    changes, base_blobs = _split(_changes(repo, sides, list(pathspecs or [memory]), listing, untracked))
     changed = {change.path for change in changes if change.status != "D" and change.path in listing}
     if all_files:
         chosen = sorted(listing)
@@ -119,7 +119,7 @@ def gather(
         chosen = sorted(_under(listing, targets) | (changed if with_changed else set()))
     else:
         chosen = sorted(changed)
-    wanted = changed | set(chosen) | {f"{memory}/INDEX.md"}
+    wanted = changed | set(chosen) | {f"{memory}/{names.INDEX}"}
     new_blobs = {path: listing[path] for path in sorted(wanted) if path in listing}
     cached = entry_cache.load(repo.state_dir)
     base_summaries = {path: cached[blob] for path, blob in base_blobs.items() if blob in cached}
@@ -170,24 +170,26 @@ def _under(listing: Iterable[str], targets: Iterable[str]) -> set[str]:
     return {path for path in listing if path in wanted or any(path.startswith(f"{t}/") for t in wanted)}
 
 
-def _listing(repo: MemoryRepo, side: str) -> dict[str, str | None]:
-    """Every regular file under the memory dir on the new side: path -> blob id (None: read the work tree)."""
+def _listing(repo: MemoryRepo, side: str) -> tuple[dict[str, str | None], list[str]]:
+    """Every regular file under the memory dir on the new side: path -> blob id (None: read the work tree);
+    and, for the work tree, the untracked files under the memory dir."""
     memory = [repo.memory_prefix]
     if side == INDEX:
-        return dict(git.index_blobs(repo.root, memory))
+        return dict(git.index_blobs(repo.root, memory)), []
     if side != WORKTREE:
-        return dict(git.tree_blobs(repo.root, side, memory))
+        return dict(git.tree_blobs(repo.root, side, memory)), []
     listing: dict[str, str | None] = dict(git.index_blobs(repo.root, memory))
     for path in git.unstaged(repo.root, memory):
         listing[path] = None
-    for path in git.untracked(repo.root, memory):
+    untracked = git.untracked(repo.root, memory)
+    for path in untracked:
         if not (repo.root / path).is_symlink():
             listing[path] = None
-    return {path: blob for path, blob in listing.items() if blob is not None or (repo.root / path).is_file()}
+    return {path: blob for path, blob in listing.items() if blob is not None or (repo.root / path).is_file()}, untracked
 
 
 def _changes(
-    repo: MemoryRepo, sides: Sides, pathspecs: list[str], listing: dict[str, str | None],
+    repo: MemoryRepo, sides: Sides, pathspecs: list[str], listing: dict[str, str | None], untracked: list[str],
 ) -> list[git.RawChange]:
     zero = "0" * 40
     if sides.base is None:
@@ -198,7 +200,9 @@ def _changes(
     if sides.new != WORKTREE:
         return git.diff_raw(repo.root, "diff-tree", "-r", sides.base, sides.new, pathspecs=pathspecs)
     changes = {change.path: change for change in git.diff_raw(repo.root, "diff-index", sides.base, pathspecs=pathspecs)}
-    for path in git.untracked(repo.root, pathspecs):
+    if repo.memory_prefix not in pathspecs or any(spec.startswith(":") for spec in pathspecs):
+        untracked = git.untracked(repo.root, pathspecs)  # a narrower scope than the listing's
+    for path in untracked:  # only the listed (memory) ones count
         if path not in listing:
             continue
         known = changes.get(path)  # untracked after `git rm --cached`: still there in the work tree

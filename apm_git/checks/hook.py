@@ -84,13 +84,12 @@ def _write(path: os.PathLike[str], key: str, prefix: str, checked: list[str], fi
     def clean(text: str) -> str:
         return " ".join(text.split("\t")).replace("\n", " ")
 
+    from apm_git.atomic import write_atomic
+
     lines = [f"apm-git-hook\t{key}\t{prefix}\t{','.join(HOOK_IDS)}", "\t".join(map(clean, checked))]
     lines += [f"{hook}\t{clean(where)}\t{line}\t{clean(message)}" for hook, where, line, message in findings]
-    tmp = f"{os.fspath(path)}.{os.getpid()}.tmp"
     try:
-        with open(tmp, "w", encoding="utf-8") as handle:
-            handle.write("\n".join(lines) + "\n")
-        os.replace(tmp, path)
-    except OSError:  # a cache that cannot be written only costs the next hook this computation
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+        # Synced: the other hooks of a commit (and of its retry after a crash) trust these findings.
+        write_atomic(path, ("\n".join(lines) + "\n").encode("utf-8"))
+    except OSError:  # a file that cannot be written only costs the next hook this computation
+        return

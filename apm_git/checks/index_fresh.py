@@ -11,14 +11,14 @@ from collections.abc import Iterator
 from apm_git.checks.snapshot import Finding, Snapshot
 from apm_git.config import JOURNAL_NAME
 from apm_git.model import index_md
+from apm_git.names import INDEX, repo_rel
 
 ID = "apm-index-fresh"
-INDEX = "INDEX.md"
 FIX = "run `apm-git index` (and stage the index)"
 
 
 def validate(snap: Snapshot) -> Iterator[Finding]:
-    path = f"{snap.config.memory_dir}/{INDEX}"
+    path = repo_rel(snap.config.memory_dir, INDEX)
     if path in snap.unreadable:
         return  # apm-record-format reports it
     text = snap.new.get(path)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from apm_git.checks.snapshot import RECORD_KINDS, Finding, Snapshot
+from apm_git.names import ARCHIVE
 
 ID = "apm-no-loss"
 
@@ -39,6 +40,6 @@ def validate(snap: Snapshot) -> Iterator[Finding]:
         yield Finding(
             path, line, ID,
             f"entry {entry} (line {line} at {snap.base_name}) is gone: it is not a live or archived entry anywhere, "
-            f"nor named in a Merged or Supersedes field; move it to {snap.config.memory_dir}/archive/ instead "
+            f"nor named in a Merged or Supersedes field; move it to {snap.config.memory_dir}/{ARCHIVE}/ instead "
             "of deleting it, or restore it",
         )

@@ -22,6 +22,7 @@ from apm_git.checks.snapshot import (
 from apm_git.config import KINDS
 from apm_git.model.records import Problem, Record, RecordFile
 from apm_git.model.routing import routing_problems
+from apm_git.names import MAIN
 
 ID = "apm-record-format"
 SESSION_KINDS = ("Decision", "Discovery", "Pending", "Context")
@@ -29,12 +30,12 @@ _SESSION_HEADING = re.compile(r"## (?P<hour>\d{1,2}):(?P<minute>\d{2}) [—–-]
 _SESSION_ITEM = re.compile(r"- \*\*(?P<kind>[^*]+?):\*\*(?P<text>.*)")
 _HEADING_HINT = "write it as '## [YYYY-MM-DD] Title'"
 
-# A validator takes a file's text and its parse (shared with the other checks) and
-# returns the problems of that file, each with its line.
-FileValidator = Callable[[str, RecordFile], Iterable[Problem]]
+# A validator takes a file's parse (shared with the other checks) and returns the problems
+# of that file, each with its line.
+FileValidator = Callable[[RecordFile], Iterable[Problem]]
 
 
-def record_problems(text: str, parsed: RecordFile) -> Iterator[Problem]:
+def record_problems(parsed: RecordFile) -> Iterator[Problem]:
     """Category, experience and archive files: records only, after the preamble."""
     yield from parsed.problems()
     for block in parsed.blocks:
@@ -42,7 +43,7 @@ def record_problems(text: str, parsed: RecordFile) -> Iterator[Problem]:
             yield Problem(block.line_no, f"heading {block.heading!r} is not a record header; {_HEADING_HINT}")
 
 
-def journal_problems(text: str, parsed: RecordFile) -> Iterator[Problem]:
+def journal_problems(parsed: RecordFile) -> Iterator[Problem]:
     """Journals: records whose first tag is their kind, and Light Sleep session notes."""
     yield from parsed.problems()
     for block in parsed.blocks:
@@ -79,7 +80,7 @@ def routing_table_problems(snap: Snapshot, path: str) -> list[Problem]:
     """An entry index (`groups/<g>.md`, `main/index.md`): its routing table, whose every active
     row must name a file of the index's own folder on the new side."""
     rel = snap.rel(path) or ""
-    folder = f"{snap.config.memory_dir}/{rel.removesuffix('.md') if snap.kind(path) == GROUP_INDEX else 'main'}/"
+    folder = f"{snap.config.memory_dir}/{rel.removesuffix('.md') if snap.kind(path) == GROUP_INDEX else MAIN}/"
     existing = {name[len(folder):] for name in snap.files if name.startswith(folder)}
     return routing_problems(snap.new[path], existing)
 
@@ -110,7 +111,7 @@ def validate(snap: Snapshot) -> Iterator[Finding]:
         if validator is None or path not in snap.new:
             continue
         parsed = snap.parsed(path)
-        for problem in validator(snap.new[path], parsed):
+        for problem in validator(parsed):
             yield Finding(path, problem.line, ID, problem.message)
         if kind in RECORD_KINDS:
             before = set(snap.base_entries(path)) if snap.at_base(path) else set()

@@ -9,6 +9,7 @@ import dataclasses
 from collections.abc import Collection
 from typing import Any, NamedTuple
 
+from apm_git import names
 from apm_git.checks.entries import EntryIndex, entry_lines, summarize
 from apm_git.config import JOURNAL_NAME, Config
 from apm_git.model.records import RecordFile, parse
@@ -23,7 +24,6 @@ GROUP_INDEX = "group-index"
 MAIN_INDEX = "main-index"
 STATE = "state"
 RECORD_KINDS = frozenset({CATEGORY, EXPERIENCE, JOURNAL, ARCHIVE})
-STATE_FILES = ("group_names.json", "flush-state.json")
 
 
 # NamedTuples, not frozen dataclasses: a dataclass costs about a millisecond to create,
@@ -48,21 +48,21 @@ class Change(NamedTuple):
 
 def file_kind(rel: str, config: Config) -> str | None:
     """What a file under the memory dir is, by its memory-relative path."""
-    if rel == "INDEX.md":
+    if rel == names.INDEX:
         return INDEX
     if rel in config.routing.values():
         return CATEGORY
-    if JOURNAL_NAME.fullmatch(rel.removeprefix("archive/journals/")):  # live and archived journals
+    if JOURNAL_NAME.fullmatch(rel.removeprefix(f"{names.ARCHIVED_JOURNALS}/")):  # live and archived journals
         return JOURNAL
-    if rel.startswith("archive/") and rel.endswith(".md"):
+    if rel.startswith(f"{names.ARCHIVE}/") and rel.endswith(".md"):
         return ARCHIVE
-    if glob_match("groups/*/experience.md", rel):
+    if glob_match(f"{names.GROUPS}/*/{names.EXPERIENCE}", rel):
         return EXPERIENCE
-    if glob_match("groups/*.md", rel):
+    if glob_match(f"{names.GROUPS}/*.md", rel):
         return GROUP_INDEX
-    if rel == "main/index.md":
+    if rel == names.MAIN_INDEX:
         return MAIN_INDEX
-    if rel in STATE_FILES:
+    if rel in names.STATE_FILES:
         return STATE
     return None
 
@@ -83,8 +83,7 @@ class Snapshot:
 
     def rel(self, path: str) -> str | None:
         """The memory-relative form of a repo-relative path, or None outside the memory dir."""
-        prefix = self.config.memory_dir + "/"
-        return path[len(prefix):] if path.startswith(prefix) else None
+        return names.memory_rel(self.config.memory_dir, path)
 
     def kind(self, path: str) -> str | None:
         rel = self.rel(path)

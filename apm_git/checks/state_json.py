@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from apm_git.checks.snapshot import STATE_FILES, Finding, Snapshot
+from apm_git.checks.snapshot import Finding, Snapshot
+from apm_git.names import STATE_FILES
 
 ID = "apm-state-json"
 

@@ -8,7 +8,10 @@ from typing import IO
 import click
 
 from apm_git.cli import cli, emit, state
+from apm_git.config import KINDS
 from apm_git.errors import EXIT_OK
+from apm_git.model.fitness import VALUES
+from apm_git.model.trailers import FLUSH_TRIGGERS
 
 
 @cli.command("init")
@@ -42,11 +45,10 @@ def journal_group() -> None:
 
 @journal_group.command("add")
 @click.argument("text")
-@click.option("--kind", required=True, type=click.Choice(
-    ["decision", "lesson", "context", "person", "tool", "pending", "anchor"]), help="What the item is.")
+@click.option("--kind", required=True, type=click.Choice(KINDS), help="What the item is.")
 @click.option("--title", help="Record title (default: the first words of TEXT).")
 @click.option("--tags", help="Extra tags, comma-separated.")
-@click.option("--value", type=click.Choice(["HIGH", "MEDIUM", "LOW"]), default="MEDIUM", show_default=True,
+@click.option("--value", type=click.Choice(VALUES), default="MEDIUM", show_default=True,
               help="decision_value of the entry.")
 @click.pass_context
 def journal_add_cmd(ctx: click.Context, text: str, kind: str, title: str | None, tags: str | None, value: str) -> int:
@@ -59,7 +61,7 @@ def journal_add_cmd(ctx: click.Context, text: str, kind: str, title: str | None,
 
 
 @cli.command("flush")
-@click.option("--trigger", type=click.Choice(["manual", "pre-compact", "session-end", "idle"]), default="manual",
+@click.option("--trigger", type=click.Choice(FLUSH_TRIGGERS), default="manual",
               show_default=True, help="What asked for the flush (taken from --hook-input when not given).")
 @click.option("--scope", help="all, main or group:NAME (default: all).")
 @click.option("--room", help="Room id; flushes the group it maps to in group_names.json.")

@@ -9,11 +9,7 @@ import click
 
 from apm_git.cli import cli, emit, state
 from apm_git.errors import EXIT_FINDINGS, EXIT_OK, UsageError
-
-VERBS = {
-    "Apm-Promote": "promote", "Apm-Archive": "archive", "Apm-Move": "move",
-    "Apm-Supersede": "supersede", "Apm-Proven": "proven",
-}
+from apm_git.model.trailers import CONSOLIDATION
 
 
 def _stage_text(result: Any) -> str:
@@ -25,7 +21,7 @@ def _stage_text(result: Any) -> str:
         head = f"apm-git: {result.subject}; committed {result.commit[:12]}"
         if result.flushed:
             head += f" (uncommitted memory flushed first as {result.flushed[:12]})"
-    lines = [head] + [f"  {VERBS.get(key, key)}: {value}" for key, value in result.trailers]
+    lines = [head] + [f"  {CONSOLIDATION.get(key, key)}: {value}" for key, value in result.trailers]
     return "\n".join(lines)
 
 

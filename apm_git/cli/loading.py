@@ -10,6 +10,7 @@ import click
 
 from apm_git.cli import cli, emit, state
 from apm_git.errors import EXIT_FINDINGS, EXIT_OK, UsageError
+from apm_git.model.fitness import VALUES
 
 FORMATS = ("markdown", "json", "claude-hook")
 FRESH_SOURCES = ("clear", "compact")  # SessionStart sources after which the agent's context is empty
@@ -68,7 +69,7 @@ def load_cmd(
 @click.option("--scope", "scope_text", required=True, help="main or group:NAME.")
 @click.option("--decision", help="A decision: appended as a record (group: experience.md; main: today's journal).")
 @click.option("--title", help="Title of the decision record (default: its first words).")
-@click.option("--value", type=click.Choice(["HIGH", "MEDIUM", "LOW"]), default="MEDIUM", show_default=True,
+@click.option("--value", type=click.Choice(VALUES), default="MEDIUM", show_default=True,
               help="decision_value of the decision record.")
 @click.option("--task", help="A task whose status changed: added to or updated in attention.md.")
 @click.option("--status", help="The task's status (todo, doing, blocked, done, …).")

@@ -6,7 +6,7 @@ import datetime as dt
 from collections.abc import Callable
 from typing import Any
 
-from apm_git import git, layout
+from apm_git import git, layout, names
 from apm_git.commands.flush import flush
 from apm_git.dreaming.apply import commit_run, dirty
 from apm_git.dreaming.execute import Changes
@@ -32,15 +32,8 @@ class StageResult:
 def scored_files(repo: MemoryRepo) -> list[str]:
     """The files REM scores: the category files, then each group's experience.md."""
     files = [name for name in layout.category_files(repo) if repo.exists(name)]
-    return files + [f"{layout.group_dir(group)}/experience.md" for group in _group_dirs(repo)
-                    if repo.exists(f"{layout.group_dir(group)}/experience.md")]
-
-
-def _group_dirs(repo: MemoryRepo) -> list[str]:
-    folder = repo.memory / "groups"
-    if not folder.is_dir():
-        return []
-    return sorted(path.name for path in folder.iterdir() if path.is_dir() and not path.is_symlink())
+    experience = [f"{layout.group_dir(group)}/{names.EXPERIENCE}" for group in layout.groups(repo)]
+    return files + [name for name in experience if repo.exists(name)]
 
 
 def read_memory(repo: MemoryRepo) -> Memory:
@@ -48,14 +41,14 @@ def read_memory(repo: MemoryRepo) -> Memory:
     categories = {name: repo.read(name) or "" for name in layout.category_files(repo)}
     taken: dict[str, str] = {}
     for rel in repo.markdown_files():
-        if rel in journals or rel == layout.INDEX:
+        if rel in journals or rel == names.INDEX:
             continue
         for record in parse(repo.read(rel) or "").records:
             if record.day is not None and record.title:
                 taken.setdefault(record.id, repo.repo_path(rel))
     archived = frozenset(
-        path.name for path in (repo.memory / layout.ARCHIVED_JOURNALS).glob("*.md")
-    ) if (repo.memory / layout.ARCHIVED_JOURNALS).is_dir() else frozenset()
+        path.name for path in (repo.memory / names.ARCHIVED_JOURNALS).glob("*.md")
+    ) if (repo.memory / names.ARCHIVED_JOURNALS).is_dir() else frozenset()
     return Memory(journals, categories, taken, archived)
 
 
@@ -90,7 +83,7 @@ def commit_stage(
     repo: MemoryRepo, result: StageResult, changes: Changes, body: str, today: dt.date,
 ) -> None:
     touched = [*changes.writes, *(path for move in changes.moves for path in move)]
-    busy = dirty(repo, [*touched, layout.INDEX, "flush-state.json"])
+    busy = dirty(repo, [*touched, names.INDEX, names.FLUSH_STATE])
     if busy:
         raise StateError(
             f"{', '.join(busy)} changed while {result.stage} was planned (or hold changes flush left out); "

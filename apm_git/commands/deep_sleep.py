@@ -14,7 +14,7 @@ from apm_git.commands.consolidation import (
     live_entries,
     read_memory,
 )
-from apm_git.dreaming.execute import execute_deep_sleep, rescored, validate
+from apm_git.dreaming.execute import Changes, budget_problems, execute_deep_sleep, rescored, validate
 from apm_git.dreaming.plan import (
     DeepSleepPlan,
     PlanRefused,
@@ -39,13 +39,11 @@ def deep_sleep(
         flushed = flush_first(repo, STAGE, lambda: _plan(repo, read_memory(repo), plan_data, force))
     with write_lock(repo):
         memory = read_memory(repo)
-        plan = _plan(repo, memory, plan_data, force)
+        plan, changes = _plan(repo, memory, plan_data, force)
         result = _result(repo, plan, dry_run)
         result.flushed = flushed
         if not dry_run:
-            archives = {a.target: repo.read(a.target) for a in plan.archivals}
-            changes = execute_deep_sleep(plan, memory, repo.config, archives)
-            commit_stage(repo, result, changes, _body(plan), plan.day)
+            commit_stage(repo, result, changes or _execute(repo, plan, memory), _body(plan), plan.day)
     result.elapsed = time.perf_counter() - started
     return result
 
@@ -55,8 +53,11 @@ def deep_sleep_plan(repo: MemoryRepo) -> dict[str, Any]:
     return deep_sleep_json(plan_deep_sleep(read_memory(repo), clock.today(), repo.config), repo.memory_prefix)
 
 
-def _plan(repo: MemoryRepo, memory: Memory, plan_data: Any, force: bool) -> DeepSleepPlan:
+def _plan(repo: MemoryRepo, memory: Memory, plan_data: Any, force: bool) -> tuple[DeepSleepPlan, Changes | None]:
+    """The plan, computed or read from `plan_data` and checked; an edited plan comes with its changes,
+    which checking it needed (a computed plan keeps to the budgets by construction)."""
     today = clock.today()
+    changes = None
     if plan_data is None:
         plan = plan_deep_sleep(memory, today, repo.config)
     else:
@@ -65,13 +66,21 @@ def _plan(repo: MemoryRepo, memory: Memory, plan_data: Any, force: bool) -> Deep
         except PlanRefused as error:
             raise PlanRefused(f"plan refused, nothing was changed: {error}") from None
         problems = validate(plan, memory, repo.config)
+        if not problems:
+            plan = rescored(plan, memory, repo.config)
+            changes = _execute(repo, plan, memory)
+            problems = budget_problems(plan, memory, repo.config, changes)
         if problems:
             more = f" (and {len(problems) - 1} more problem(s))" if len(problems) > 1 else ""
             raise PlanRefused(f"plan refused, nothing was changed: {problems[0]}{more}")
-        plan = rescored(plan, memory, repo.config)
     live = live_entries(list(memory.categories.values()))
     check_guard(STAGE, len(plan.archivals), live, repo.config.rem.max_archive_share, force)
-    return plan
+    return plan, changes
+
+
+def _execute(repo: MemoryRepo, plan: DeepSleepPlan, memory: Memory) -> Changes:
+    archives = {a.target: repo.read(a.target) for a in plan.archivals}
+    return execute_deep_sleep(plan, memory, repo.config, archives)
 
 
 def _result(repo: MemoryRepo, plan: DeepSleepPlan, dry_run: bool) -> StageResult:

@@ -18,10 +18,6 @@ class DreamResult:
     ran: list[StageResult] = dataclasses.field(default_factory=list)
     refused: str | None = None  # why a due stage was refused (the mass-archive guard)
 
-    @property
-    def nothing_due(self) -> bool:
-        return not self.ran and self.refused is None
-
 
 def due_stages(repo: MemoryRepo) -> list[str]:
     every = {"deep-sleep": repo.config.deep_sleep.every_days, "rem": repo.config.rem.every_days}

@@ -10,20 +10,19 @@ import dataclasses
 import datetime as dt
 from typing import Any
 
-from apm_git import clock, git, layout
+from apm_git import clock, git, layout, names
 from apm_git.checks import index_fresh, no_secrets
 from apm_git.checks.gather import WORKTREE, Sides, gather
 from apm_git.checks.run import CHECKS, run_checks
-from apm_git.commands.index import refresh_index
 from apm_git.commit import commit
 from apm_git.errors import ApmGitError
 from apm_git.lock import write_lock
+from apm_git.memory_index import refresh_index
 from apm_git.repo import InvalidUtf8, MemoryRepo
 from apm_git.scope import Scope
-from apm_git.state import FLUSH_STATE, load_flush_state, save_flush_state
+from apm_git.state import load_flush_state, save_flush_state
 from apm_git.transaction import Transaction
 
-TRIGGERS = ("manual", "pre-compact", "session-end", "idle")
 ALL = Scope("all")
 
 
@@ -52,31 +51,37 @@ def flush(
     result = FlushResult(trigger, str(scope), session)
     with write_lock(repo):
         pathspecs = scope.pathspecs(repo)
-        if if_idle:
-            waiting = _still_busy(repo, pathspecs)
+        changed = git.status(repo.root, pathspecs) if if_idle else None
+        if changed is not None:
+            waiting = _still_busy(repo, changed)
             if waiting:
                 result.skipped = waiting
                 return result
         now = clock.now()
         result.created = [repo.repo_path(rel) for rel in _auto_initialize(repo, scope, now.date())]
-        changed = git.status(repo.root, pathspecs)
+        if changed is None or result.created:
+            changed = git.status(repo.root, pathspecs)
         if not changed:
             result.skipped = "nothing to flush"
             return result
         # INDEX.md and flush-state.json are rewritten below; they get their bytes back unless the commit lands.
         tx = Transaction(repo)
-        tx.guard(layout.INDEX)
-        tx.guard(FLUSH_STATE)
+        tx.guard(names.INDEX)
+        tx.guard(names.FLUSH_STATE)
         try:
             _check(repo, scope, pathspecs, now.date(), result)
-            if all(path in result.withheld for change in changed for path in change.paths):
+            if all(change.path in result.withheld for change in changed):
                 tx.rollback()
                 result.skipped = "nothing to flush: the only changes are withheld (suspected secrets)"
                 return result
             _record_flush(repo, scope, now, trigger, session, result.findings)
-            changes = git.status(repo.root, pathspecs)
-            paths = [path for change in changes for path in change.paths if path not in result.withheld]
-            result.files = sorted({change.path for change in changes} - set(result.withheld))
+            # Under the lock only the state file and INDEX.md changed since `changed` was read.
+            rewritten = [repo.repo_path(names.FLUSH_STATE)]
+            rewritten += [repo.repo_path(names.INDEX)] if scope.covers_dreaming else []
+            changes = [change for change in changed if change.path not in rewritten]
+            changes += git.status(repo.root, rewritten)
+            paths = [change.path for change in changes if change.path not in result.withheld]
+            result.files = sorted(set(paths))
             trailers = [("Apm-Trigger", trigger), ("Apm-Scope", str(scope)), ("Apm-Session", session or "none")]
             trailers += [("Apm-Finding", finding) for finding in result.findings]
             count = f"{len(result.files)} file{'s' if len(result.files) != 1 else ''}"
@@ -111,7 +116,7 @@ def _check(repo: MemoryRepo, scope: Scope, pathspecs: list[str], today: dt.date,
         added = [repo.memory_rel(path) or path for path in result.withheld if snap and path not in snap.base]
         try:
             if refresh_index(repo, today, exclude=added) and snap is not None:
-                snap.set_new(repo.repo_path(layout.INDEX), repo.read(layout.INDEX) or "")
+                snap.set_new(repo.repo_path(names.INDEX), repo.read(names.INDEX) or "")
         except InvalidUtf8 as error:  # saving memory matters more than a fresh index
             index_error = str(error)
             result.findings.append(index_error)
@@ -122,9 +127,8 @@ def _check(repo: MemoryRepo, scope: Scope, pathspecs: list[str], today: dt.date,
                 result.findings.append(str(finding))
 
 
-def _still_busy(repo: MemoryRepo, pathspecs: list[str]) -> str | None:
+def _still_busy(repo: MemoryRepo, changes: list[git.Change]) -> str | None:
     """Why an idle flush should wait: no changes, or a change newer than flush.idle_minutes."""
-    changes = git.status(repo.root, pathspecs)
     if not changes:
         return "nothing to flush"
     newest = 0.0
@@ -147,8 +151,9 @@ def _auto_initialize(repo: MemoryRepo, scope: Scope, today: dt.date) -> list[str
     if scope.kind in ("all", "main"):
         created += layout.ensure_main(repo, today)
     if scope.kind == "all":
-        for group in sorted(set(group_names(repo).values())):
-            created += layout.ensure_group(repo, group, today)
+        mapping = group_names(repo)
+        for group in sorted(set(mapping.values())):
+            created += layout.ensure_group(repo, group, today, mapping)
     if scope.group is not None:
         created += layout.ensure_group(repo, scope.group, today)
     return created

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from apm_git import git, layout
+from apm_git import git, layout, names
 from apm_git.dreaming.locate import entry_block, header_id
 from apm_git.errors import FindingsError, UsageError
 from apm_git.model import trailers as trailer_model
@@ -21,7 +21,6 @@ from apm_git.model.entry_id import is_entry_id
 from apm_git.repo import MemoryRepo
 
 NULL_SHA = "0" * 40
-CONSOLIDATION = ("Apm-Promote", "Apm-Archive", "Apm-Move", "Apm-Supersede", "Apm-Proven")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -79,8 +78,8 @@ def _paths(repo: MemoryRepo, entry_id: str) -> set[str]:
     for path in paths:
         rel = repo.memory_rel(path) or ""
         name = rel.rsplit("/", 1)[-1]
-        if layout.journal_date(name) and rel in (name, f"{layout.ARCHIVED_JOURNALS}/{name}"):
-            twins |= {repo.repo_path(name), repo.repo_path(f"{layout.ARCHIVED_JOURNALS}/{name}")}
+        if layout.journal_date(name) and rel in (name, f"{names.ARCHIVED_JOURNALS}/{name}"):
+            twins |= {repo.repo_path(name), repo.repo_path(f"{names.ARCHIVED_JOURNALS}/{name}")}
     return {path for path in paths | twins if path.startswith(prefix + "/")}
 
 
@@ -91,7 +90,7 @@ def _mentions(repo: MemoryRepo, entry_id: str) -> list[tuple[str, str]]:
         (key, value)
         for message in out.split("\x1e") if message.strip()
         for key, value in trailer_model.parse(message)
-        if key in CONSOLIDATION and entry_id in value.replace("(", " ").replace(")", " ").split()
+        if key in trailer_model.CONSOLIDATION and entry_id in value.replace("(", " ").replace(")", " ").split()
     ]
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from apm_git import clock, layout
+from apm_git import clock, names
 from apm_git.errors import UsageError
 from apm_git.lock import write_lock
 from apm_git.model.entry_id import is_entry_id
@@ -42,7 +42,7 @@ class HitResult:
 
 
 def _live_files(repo: MemoryRepo) -> list[str]:
-    return [rel for rel in repo.markdown_files() if not rel.startswith(layout.ARCHIVE + "/")]
+    return [rel for rel in repo.markdown_files() if not rel.startswith(f"{names.ARCHIVE}/")]
 
 
 class _Files:
@@ -112,7 +112,7 @@ def hit(repo: MemoryRepo, entry_ids: list[str]) -> HitResult:
 
 def _why_missing(repo: MemoryRepo, entry_id: str) -> str:
     marker = f"## [{entry_id[:10]}]"
-    for rel in repo.markdown_files(layout.ARCHIVE):
+    for rel in repo.markdown_files(names.ARCHIVE):
         text = repo.read(rel) or ""
         if marker in text and any(record.id == entry_id for record in parse(text).records):
             return (f"archived in {repo.repo_path(rel)}; hits count for live entries only "

@@ -2,31 +2,11 @@
 from __future__ import annotations
 
 import dataclasses
-import datetime as dt
-from collections.abc import Collection
 
-from apm_git import clock, layout
+from apm_git import clock, names
 from apm_git.lock import write_lock
-from apm_git.model import index_md
-from apm_git.model.records import parse
+from apm_git.memory_index import refresh_index
 from apm_git.repo import MemoryRepo
-
-
-def build_index(repo: MemoryRepo, today: dt.date, exclude: Collection[str] = ()) -> str:
-    """INDEX.md for the files that exist (memory-relative names in `exclude` count as absent)."""
-    categories: list[tuple[str, str, index_md.FileSummary]] = []
-    conflicts: list[index_md.Conflict] = []
-    budget = 0
-    for kind, name in repo.config.routing.items():
-        text = None if name in exclude else repo.read(name)
-        if text is None or any(name == seen for _, seen, _ in categories):
-            continue
-        categories.append((kind, name, index_md.summarize(name, text)))
-        conflicts += index_md.conflicts_of(name, parse(text).entries)
-        budget += repo.config.budget_for(name) or 0
-    names = [name for name in reversed(layout.journals(repo)) if name not in exclude]
-    journals = [index_md.summarize(name, repo.read(name) or "") for name in names]
-    return index_md.render(today, categories, journals, conflicts, budget)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -35,16 +15,7 @@ class IndexResult:
     changed: bool
 
 
-def refresh_index(repo: MemoryRepo, today: dt.date, exclude: Collection[str] = ()) -> bool:
-    """Rewrite INDEX.md when its text would change; True when it did."""
-    text = build_index(repo, today, exclude)
-    if repo.read(layout.INDEX) == text:
-        return False
-    repo.write(layout.INDEX, text)
-    return True
-
-
 def index(repo: MemoryRepo) -> IndexResult:
     with write_lock(repo):
         changed = refresh_index(repo, clock.today())
-    return IndexResult(repo.repo_path(layout.INDEX), changed)
+    return IndexResult(repo.repo_path(names.INDEX), changed)

@@ -4,12 +4,13 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from apm_git import clock, git, layout, templates
+from apm_git import clock, git, layout, names, templates
+from apm_git.atomic import write_atomic
 from apm_git.commands import precommit
-from apm_git.commands.index import build_index
 from apm_git.commit import commit
 from apm_git.config import CONFIG_FILE, load_config, parse_config
-from apm_git.repo import MemoryRepo, decode, find_root, write_atomic
+from apm_git.memory_index import build_index
+from apm_git.repo import MemoryRepo, decode, find_root
 from apm_git.state import group_names
 
 GITATTRIBUTES = ".gitattributes"
@@ -52,10 +53,11 @@ def init(path: Path, *, install: bool = True) -> InitResult:
         if _create(repo.path(rel), text.encode()):
             created.append(repo.repo_path(rel))
     created += [repo.repo_path(rel) for rel in layout.ensure_main(repo, today)]
-    for group in sorted(set(group_names(repo).values())):
-        created += [repo.repo_path(rel) for rel in layout.ensure_group(repo, group, today)]
-    if _create(repo.path(layout.INDEX), build_index(repo, today).encode()):
-        created.append(repo.repo_path(layout.INDEX))
+    mapping = group_names(repo)
+    for group in sorted(set(mapping.values())):
+        created += [repo.repo_path(rel) for rel in layout.ensure_group(repo, group, today, mapping)]
+    if _create(repo.path(names.INDEX), build_index(repo, today).encode()):
+        created.append(repo.repo_path(names.INDEX))
     if _merge_lines(root / GITATTRIBUTES, templates.render("init/.gitattributes", **memory_values)):
         (created if GITATTRIBUTES not in _tracked(root, GITATTRIBUTES) else updated).append(GITATTRIBUTES)
     if hooks_config is not None:

@@ -9,7 +9,7 @@ from apm_git.errors import UsageError
 from apm_git.lock import write_lock
 from apm_git.model.entry_id import entry_id, slugify
 from apm_git.model.fitness import VALUES, Fitness
-from apm_git.model.records import parse, render_record
+from apm_git.model.records import parse, ready_to_append, render_record
 from apm_git.model.titles import default_title
 from apm_git.repo import MemoryRepo
 
@@ -93,10 +93,7 @@ def append_record(
     parsed = parse(current)
     entry_title = unique_title(base_title, today.isoformat(), {record.id for record in parsed.records})
     newline = parsed.newline
-    if current and not current.endswith("\n"):
-        current += newline
-    if current and not current.endswith(newline * 2):
-        current += newline
+    current = ready_to_append(current, newline)
     line = current.count("\n") + 1
     record = render_record(
         today, entry_title, tag_list, Fitness(today, 0, value), body,

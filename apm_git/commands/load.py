@@ -17,16 +17,16 @@ import dataclasses
 import datetime as dt
 import re
 
-from apm_git import clock, layout
+from apm_git import clock, layout, names
 from apm_git.commands.load_guards import CONVENTIONS, Breaker, Discipline, LoadedFile, SkippedFile
 from apm_git.errors import ApmGitError, StateError, UsageError
 from apm_git.model import domains
-from apm_git.model.routing import RouteChoice, parse_routing, rank_routes
+from apm_git.model.routing import RouteChoice, RoutingTable, parse_routing, rank_routes
 from apm_git.repo import InvalidUtf8, MemoryRepo, check_group_name
 from apm_git.session import Held, SessionState, session_state
 from apm_git.state import load_flush_state, resolve_room
 
-_CONVENTIONS_REF = re.compile(r"[\w./-]*conventions/[\w./-]*\.md")
+_CONVENTIONS_REF = re.compile(rf"[\w./-]*{names.CONVENTIONS}/[\w./-]*\.md")
 
 
 @dataclasses.dataclass
@@ -177,14 +177,16 @@ def _group_of(repo: MemoryRepo, target: Target) -> str | None:
     return check_group_name(target.group) if target.group is not None else None
 
 
-def _index(run: _Run, rel: str, create_hint: str) -> str:
+def _index(run: _Run, rel: str, create_hint: str) -> RoutingTable:
+    """Load an entry index; its routing table (problems become warnings)."""
     text = run.repo.read(rel)
     if text is None:
         raise StateError(f"{run.repo.repo_path(rel)} does not exist: no memory here yet; {create_hint}")
-    for problem in parse_routing(text).problems:
+    table = parse_routing(text)
+    for problem in table.problems:
         run.result.warnings.append(f"{run.repo.repo_path(rel)}:{problem.line}: {problem.message}")
     run.breaker.offer(run.repo.repo_path(rel), text, "index")
-    return text
+    return table
 
 
 def _route(choice: RouteChoice) -> Route:
@@ -196,8 +198,8 @@ def _load_group(run: _Run) -> None:
     assert group is not None
     folder = layout.group_dir(group)
     index_rel = layout.group_index(group)
-    text = _index(run, index_rel, f"`apm-git flush --scope group:{group}` creates it")
-    choice = rank_routes(parse_routing(text), run.result.intent)[0]
+    table = _index(run, index_rel, f"`apm-git flush --scope group:{group}` creates it")
+    choice = rank_routes(table, run.result.intent)[0]
     run.result.routes.append(_route(choice))
     loaded = run.offer(
         f"{folder}/{choice.file}", "routed", choice.priority, disciplined=True,
@@ -205,7 +207,7 @@ def _load_group(run: _Run) -> None:
     )
     if loaded is None:
         return
-    refs = _conventions_refs(loaded.text, group)
+    refs = _conventions_refs(loaded.text, run.repo.memory_prefix, group)
     for extra in refs[1:]:
         run.breaker.skipped.append(SkippedFile(
             run.repo.repo_path(f"{folder}/{extra}"), CONVENTIONS, None,
@@ -216,30 +218,31 @@ def _load_group(run: _Run) -> None:
                   missing=f"missing: {choice.file} refers to it, but it does not exist")
 
 
-def _conventions_refs(text: str, group: str) -> list[str]:
+def _conventions_refs(text: str, memory_dir: str, group: str) -> list[str]:
     """The `conventions/…` files of this group that `text` names, in order of first mention."""
     found: list[str] = []
+    folder = layout.group_dir(group)
     for match in _CONVENTIONS_REF.finditer(text):
         ref = match[0].removeprefix("./")
-        for prefix in (f"memory/groups/{group}/", f"groups/{group}/"):
+        for prefix in (f"{memory_dir}/{folder}/", f"{folder}/"):
             ref = ref.removeprefix(prefix)
         parts = ref.split("/")
-        safe = parts[0] == CONVENTIONS and len(parts) > 1 and all(part not in ("", ".", "..") for part in parts)
+        safe = parts[0] == names.CONVENTIONS and len(parts) > 1 and all(part not in ("", ".", "..") for part in parts)
         if safe and ref not in found:
             found.append(ref)
     return found
 
 
 def _load_main(run: _Run) -> None:
-    text = _index(run, layout.MAIN_INDEX, "`apm-git flush --scope main` creates it")
+    table = _index(run, names.MAIN_INDEX, "`apm-git flush --scope main` creates it")
     wanted = run.repo.config.load.max_core_files
     chosen = 0
-    for choice in rank_routes(parse_routing(text), run.result.intent):
+    for choice in rank_routes(table, run.result.intent):
         if chosen == wanted or run.breaker.tripped:
             break
         loaded = run.offer(
-            f"main/{choice.file}", "routed", choice.priority, disciplined=True,
-            missing=f"missing: {run.repo.repo_path(layout.MAIN_INDEX)} routes to it, but it does not exist",
+            f"{names.MAIN}/{choice.file}", "routed", choice.priority, disciplined=True,
+            missing=f"missing: {run.repo.repo_path(names.MAIN_INDEX)} routes to it, but it does not exist",
         )
         if loaded is not None:
             run.result.routes.append(_route(choice))
@@ -260,7 +263,7 @@ def _last_flush(run: _Run) -> str:
 
 
 def _load_dreaming(run: _Run) -> None:
-    run.offer(layout.INDEX, "L1", missing="missing: run `apm-git index` to build it")
+    run.offer(names.INDEX, "L1", missing="missing: run `apm-git index` to build it")
     run.journals(clock.today())
     choice = domains.domain_of(run.result.intent)
     if choice is None:

@@ -41,7 +41,8 @@ def rem(repo: MemoryRepo, *, dry_run: bool = False, force: bool = False) -> Stag
             flushed=flushed, dry_run=dry_run,
         )
         if not dry_run:
-            changes = Changes(outcome.writes, [(move.source, move.target) for move in plan.journal_moves])
+            moves = [(move.source, move.target) for move in plan.journal_moves]
+            changes = Changes(outcome.writes, moves, outcome.read)
             commit_stage(repo, result, changes, _body(plan), plan.day)
     result.elapsed = time.perf_counter() - started
     return result
@@ -52,7 +53,9 @@ def _plan(repo: MemoryRepo, force: bool) -> RemOutcome:
     files = {name: repo.read(name) or "" for name in scored_files(repo)}
     outcome = plan_rem(files, repo.read(layout.archive_file(today)), today, repo.config)
     if _old_journals(repo, today):  # worth asking deep sleep which of them have nothing left to promote
-        outcome.plan.journal_moves = plan_deep_sleep(read_memory(repo), today, repo.config).journal_moves
+        memory = read_memory(repo)
+        outcome.plan.journal_moves = plan_deep_sleep(memory, today, repo.config).journal_moves
+        outcome.read.update((move.source, memory.journals[move.source]) for move in outcome.plan.journal_moves)
     check_guard(STAGE, len(outcome.plan.archivals), outcome.plan.live, repo.config.rem.max_archive_share, force)
     return outcome
 

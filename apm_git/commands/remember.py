@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from apm_git import clock, layout
+from apm_git import clock, layout, names
 from apm_git.commands.journal import append_record
 from apm_git.errors import FindingsError, UsageError
 from apm_git.lock import write_lock
@@ -48,11 +48,11 @@ def memory_scope(text: str) -> Scope:
 
 
 def _folder(scope: Scope) -> str:
-    return layout.group_dir(scope.group) if scope.group else "main"
+    return layout.group_dir(scope.group) if scope.group else names.MAIN
 
 
 def _index(scope: Scope) -> str:
-    return layout.group_index(scope.group) if scope.group else layout.MAIN_INDEX
+    return layout.group_index(scope.group) if scope.group else names.MAIN_INDEX
 
 
 def _initialize(repo: MemoryRepo, scope: Scope, result: RememberResult) -> None:

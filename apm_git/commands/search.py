@@ -17,9 +17,9 @@ import heapq
 import re
 from collections.abc import Iterator
 
-from apm_git import layout
+from apm_git import layout, names
 from apm_git.errors import UsageError
-from apm_git.model.records import BOM, Record, parse
+from apm_git.model.records import BOM, Record, has_fence, parse
 from apm_git.model.routing import words
 from apm_git.repo import InvalidUtf8, MemoryRepo, decode
 
@@ -29,7 +29,6 @@ _HEADER = re.compile(r"## \[(\d{4}-\d{2}-\d{2})\] (.*?)\r?")
 _TAGS = re.compile(r"^- Tags:(.*)$", re.MULTILINE)
 _HIT_COUNT = re.compile(r"hit_count\s*=\s*(\d+)")
 _LAST_REFERENCED = re.compile(r"last_referenced\s*=\s*(\d{4}-\d{2}-\d{2})")
-_FENCES = ("```", "~~~")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -112,7 +111,7 @@ def _is_date(text: str) -> bool:
 def _chunks(text: str) -> Iterator[tuple[int, str]]:
     """Each record's text with its line number: split at `## [` lines, or by the full parser
     when a code fence could hide a heading."""
-    if any(fence in text for fence in _FENCES):
+    if has_fence(text):
         for record in parse(text).records:
             yield record.line_no, record.text
         return
@@ -131,9 +130,8 @@ def _files(repo: MemoryRepo, archive_only: bool, group: str | None) -> Iterator[
     if group is not None:
         yield from repo.markdown_files(layout.group_dir(group))
         return
-    groups = "groups/"
-    for rel in repo.markdown_files(layout.ARCHIVE if archive_only else ""):
-        if not rel.startswith(groups):
+    for rel in repo.markdown_files(names.ARCHIVE if archive_only else ""):
+        if not rel.startswith(f"{names.GROUPS}/"):
             yield rel
 
 
@@ -166,7 +164,7 @@ def search(
         record = parse(candidate.chunk).records[0]
         result.hits.append(SearchHit(
             record.id, repo.repo_path(candidate.rel), candidate.line, record.title, _snippet(record),
-            candidate.rel.startswith(layout.ARCHIVE + "/"), candidate.score, list(candidate.matched),
+            candidate.rel.startswith(f"{names.ARCHIVE}/"), candidate.score, list(candidate.matched),
         ))
     return result
 

@@ -5,7 +5,8 @@ import dataclasses
 import datetime as dt
 from typing import Any
 
-from apm_git import clock, git, layout
+from apm_git import clock, git, names
+from apm_git.config import CONFIG_FILE
 from apm_git.model.records import count_lines
 from apm_git.repo import MemoryRepo
 from apm_git.state import load_flush_state
@@ -53,7 +54,7 @@ def due_dates(state: dict[str, Any], today: dt.date, every: dict[str, int]) -> l
 def status(repo: MemoryRepo) -> StatusResult:
     files = []
     for rel in repo.markdown_files():
-        if rel.startswith(layout.ARCHIVE + "/"):
+        if rel.startswith(f"{names.ARCHIVE}/"):
             continue
         budget = repo.config.budget_for(rel)
         text = repo.read(rel) or ""
@@ -64,7 +65,7 @@ def status(repo: MemoryRepo) -> StatusResult:
         if isinstance(value, dict):
             last_flush[f"group:{group}"] = value.get("last_flush_time")
     every = {"deep-sleep": repo.config.deep_sleep.every_days, "rem": repo.config.rem.every_days}
-    changes = git.status(repo.root, [repo.memory_prefix, "apm.yaml"])
+    changes = git.status(repo.root, [repo.memory_prefix, CONFIG_FILE])
     return StatusResult(
         files=files,
         last_flush=last_flush,

@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import datetime as dt
 
-from apm_git import clock, git, layout
-from apm_git.commands.index import refresh_index
+from apm_git import clock, git, names
 from apm_git.commit import commit
 from apm_git.dreaming.execute import Changes
 from apm_git.errors import StateError
+from apm_git.memory_index import refresh_index
 from apm_git.repo import MemoryRepo
-from apm_git.state import FLUSH_STATE, load_flush_state, save_flush_state
-from apm_git.transaction import Transaction
+from apm_git.state import load_flush_state, save_flush_state
+from apm_git.transaction import EditedMeanwhile, Transaction
 
 
 def commit_run(
@@ -36,23 +36,29 @@ def commit_run(
     staged = False
     try:
         for rel, text in changes.writes.items():
-            tx.write(rel, text)
+            tx.write(rel, text, read=changes.read.get(rel))
         for source, target in changes.moves:
-            tx.move(source, target)
-        tx.guard(FLUSH_STATE)
+            tx.move(source, target, read=changes.read.get(source))
+        tx.guard(names.FLUSH_STATE)
         state = load_flush_state(repo)
         dreaming = state.get("dreaming")
         if not isinstance(dreaming, dict):
             dreaming = state["dreaming"] = {}
         dreaming[f"last_{stage.replace('-', '_')}"] = clock.stamp()
         save_flush_state(repo, state)
-        tx.guard(layout.INDEX)
+        tx.guard(names.INDEX)
         refresh_index(repo, today)
         paths = [repo.repo_path(rel) for rel in tx.touched]
         if not git.status(repo.root, paths):
             return None  # run again at the same moment: not even the recorded time changed
         staged = True
         return commit(repo, paths, subject, trailers, body)
+    except EditedMeanwhile as error:
+        _undo(repo, tx, staged)
+        raise StateError(
+            f"{repo.repo_path(error.rel)} was edited while {stage} ran; nothing was changed — "
+            f"flush that edit if you want it kept, then run `apm-git {stage}` again",
+        ) from None
     except OSError as error:
         _undo(repo, tx, staged)
         where = f" {error.filename}" if error.filename else ""

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 from apm_git.dreaming.edit import append_texts
 from apm_git.model.fitness import Fitness
-from apm_git.model.records import Record, parse, strip_eol
+from apm_git.model.records import Record, newline_of, strip_eol
 
 
 def archived(
@@ -44,6 +44,6 @@ def archive_preamble(month_file: str) -> str:
 def add_to_archive(current: str | None, month_file: str, records: Iterable[str]) -> str:
     """The month's archive with the archived records (texts from `archived`) at its end."""
     text = current if current is not None else archive_preamble(month_file)
-    newline = parse(text).newline if current else "\n"
+    newline = newline_of(text)
     return append_texts(text, [chunk.replace("\n", newline) if newline != "\n" else chunk for chunk in records],
                         newline)

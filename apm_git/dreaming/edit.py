@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from apm_git.model.records import Block, Record, RecordFile, strip_eol
+from apm_git.model.records import Block, Record, RecordFile, ready_to_append, strip_eol
 
 
 def record_text(record: Record, newline: str = "\n") -> str:
@@ -26,11 +26,7 @@ def append_texts(text: str, chunks: list[str], newline: str) -> str:
     """`text` with `chunks` (records as `record_text` renders them) at its end, after a blank line."""
     if not chunks:
         return text
-    if text and not text.endswith("\n"):
-        text += newline
-    if text.strip() and not text.endswith(newline * 2):
-        text += newline
-    return text + "".join(chunks)
+    return ready_to_append(text, newline) + "".join(chunks)
 
 
 def rewrite(parsed: RecordFile, replace: Mapping[int, Block | None]) -> str:
@@ -51,3 +47,40 @@ def without_lines(block: Block, offsets: Iterable[int]) -> Block | None:
         return None
     return Block(lines, block.line_no)
 
+
+
+class LinesAfterEdit:
+    """The line count of `append_records(rewrite(parsed, removed), added, newline)` as blocks leave the
+    file and records are taken back from its end, kept up to date in constant time a step: fitting a
+    file to its budget one entry at a time must not rebuild and recount the whole text every time."""
+
+    def __init__(self, parsed: RecordFile, added: list[Record], newline: str) -> None:
+        self.parsed = parsed
+        self.newline = newline
+        self.lines = sum(block.text.count("\n") for block in [parsed.preamble, *parsed.blocks])
+        self.added = [record_text(record, newline).count("\n") for record in added]
+        self.adding = sum(self.added)
+        self.joining = len(added)
+        self.removed: set[int] = set()
+        self.last = len(parsed.blocks) - 1  # the last block still in the file, -1 when none is
+
+    def remove(self, index: int) -> None:
+        """Block `index` of the file leaves it."""
+        self.removed.add(index)
+        self.lines -= self.parsed.blocks[index].text.count("\n")
+        while self.last in self.removed:
+            self.last -= 1
+
+    def take_back(self, index: int) -> None:
+        """Added record `index` no longer joins the file."""
+        self.adding -= self.added[index]
+        self.joining -= 1
+
+    @property
+    def count(self) -> int:
+        """Lines as `count_lines` counts them: only the file's end decides how the records join it."""
+        parsed = self.parsed
+        end = parsed.blocks[self.last].text if self.last >= 0 else parsed.bom + parsed.preamble.text
+        if not self.joining:
+            return self.lines + (1 if end and not end.endswith("\n") else 0)
+        return self.lines + ready_to_append(end, self.newline).count("\n") - end.count("\n") + self.adding

@@ -10,7 +10,7 @@ import datetime as dt
 import re
 from typing import TypeVar
 
-from apm_git import layout
+from apm_git import layout, names
 from apm_git.config import Config
 from apm_git.dreaming.archive import add_to_archive, archived
 from apm_git.dreaming.edit import append_records, rewrite, without_lines
@@ -18,18 +18,24 @@ from apm_git.dreaming.items import JournalItem, collect_items
 from apm_git.dreaming.plan import Archival, DeepSleepPlan, Promotion
 from apm_git.dreaming.plan_deep_sleep import NEVER_PROMOTED, Memory, promoted_record
 from apm_git.dreaming.score import fitness_of, protected, record_score
-from apm_git.model.records import Block, Record, RecordFile, parse
+from apm_git.model.records import Block, Record, RecordFile, count_lines, newline_of, parse
 
 _Action = TypeVar("_Action", Promotion, Archival)
-ARCHIVE_MONTH = re.compile(rf"{layout.ARCHIVE}/\d{{4}}-\d{{2}}\.md")
+ARCHIVE_MONTH = re.compile(rf"{names.ARCHIVE}/\d{{4}}-\d{{2}}\.md")
 
 
 @dataclasses.dataclass
 class Changes:
-    """New texts by memory-relative path, and whole-file moves (source, target)."""
+    """New texts by memory-relative path, and whole-file moves (source, target).
+
+    `read` holds the text each written or moved file had when the run was planned ("" for a
+    file that did not exist): a file that no longer has it was edited meanwhile, and the run
+    must not overwrite that edit.
+    """
 
     writes: dict[str, str] = dataclasses.field(default_factory=dict)
     moves: list[tuple[str, str]] = dataclasses.field(default_factory=list)
+    read: dict[str, str] = dataclasses.field(default_factory=dict)
 
 
 def execute_deep_sleep(plan: DeepSleepPlan, memory: Memory, config: Config, archive_texts: dict[str, str | None],
@@ -43,7 +49,7 @@ def execute_deep_sleep(plan: DeepSleepPlan, memory: Memory, config: Config, arch
         assert item is not None
         for occurrence in (item, *copies):
             _drop(drops.setdefault(occurrence.journal, {}), occurrence)
-        source = f"{config.memory_dir}/{promotion.source}"
+        source = names.repo_rel(config.memory_dir, promotion.source)
         additions.setdefault(promotion.target, []).append(promoted_record(item, tuple(copies), source))
     for name, blocks in drops.items():
         parsed = journals[name]
@@ -56,11 +62,13 @@ def execute_deep_sleep(plan: DeepSleepPlan, memory: Memory, config: Config, arch
     archive_additions = _take_archived(plan.archivals, categories, plan.day, config)
     for name, records in additions.items():
         text = categories[name]
-        categories[name] = append_records(text, records, parse(text).newline)
+        categories[name] = append_records(text, records, newline_of(text))
     changes.writes.update(categories)
     for target, texts in archive_additions.items():
         changes.writes[target] = add_to_archive(archive_texts.get(target), target, texts)
     changes.moves = [(move.source, move.target) for move in plan.journal_moves]
+    before = {**archive_texts, **memory.categories, **memory.journals}
+    changes.read = {name: before.get(name) or "" for name in [*changes.writes, *(move[0] for move in changes.moves)]}
     return changes
 
 
@@ -78,7 +86,7 @@ def _take_archived(
                 archival = going.pop(block.id)
                 replace[index] = None
                 found.setdefault(archival.target, []).append(archived(
-                    block, fitness_of(block), today, archival.score, f"{config.memory_dir}/{source}",
+                    block, fitness_of(block), today, archival.score, names.repo_rel(config.memory_dir, source),
                     archival.superseded_by,
                 ))
         categories[source] = rewrite(parsed, replace)
@@ -115,12 +123,13 @@ def _occurrences(
 
 
 def validate(plan: DeepSleepPlan, memory: Memory, config: Config) -> list[str]:
-    """Every reason to refuse the plan; empty when it can be carried out as it stands."""
+    """Every reason to refuse the plan's ids, files and targets; empty when it can be carried out
+    (then `budget_problems` checks what carrying it out does to the budgets)."""
     journals = {name: parse(text) for name, text in memory.journals.items()}
     problems = _promotion_problems(plan, memory, config, journals)
     problems += _archival_problems(plan, memory, config)
     problems += _move_problems(plan, memory, config, journals)
-    return problems or _budget_problems(plan, memory, config)
+    return problems
 
 
 def _promotion_problems(
@@ -176,8 +185,8 @@ def _move_problems(plan: DeepSleepPlan, memory: Memory, config: Config, journals
         where = f"move {prefix}/{move.source}"
         if move.source not in journals:
             problems.append(f"{where}: not a live journal")
-        elif move.target != f"{layout.ARCHIVED_JOURNALS}/{move.source}":
-            problems.append(f"{where}: a journal moves only to {prefix}/{layout.ARCHIVED_JOURNALS}/{move.source}")
+        elif move.target != f"{names.ARCHIVED_JOURNALS}/{move.source}":
+            problems.append(f"{where}: a journal moves only to {prefix}/{names.ARCHIVED_JOURNALS}/{move.source}")
         elif move.source in memory.archived_journals:
             problems.append(f"{where}: {prefix}/{move.target} already exists")
         elif move.source in touched:
@@ -209,13 +218,13 @@ def rescored(plan: DeepSleepPlan, memory: Memory, config: Config) -> DeepSleepPl
     return plan
 
 
-def _budget_problems(plan: DeepSleepPlan, memory: Memory, config: Config) -> list[str]:
-    changes = execute_deep_sleep(plan, memory, config, {})
+def budget_problems(plan: DeepSleepPlan, memory: Memory, config: Config, changes: Changes) -> list[str]:
+    """The category files that the plan's promotions (carried out as `changes`) would put over budget."""
     problems = []
     for name in sorted({p.target for p in plan.promotions}):
         budget = config.budget_for(name)
-        before = parse(memory.categories.get(name, "")).line_count
-        after = parse(changes.writes[name]).line_count
+        before = count_lines(memory.categories.get(name, ""))
+        after = count_lines(changes.writes[name])
         if budget is not None and after > budget and after > before:
             problems.append(
                 f"promotions would put {config.memory_dir}/{name} over its budget ({after} > {budget} lines); "

@@ -4,13 +4,21 @@ from __future__ import annotations
 import datetime as dt
 
 from apm_git.dreaming.items import collect_items
-from apm_git.model.records import parse
+from apm_git.model.records import has_fence, parse
 
 
 def entry_block(text: str, entry_id: str, journal_day: dt.date | None = None) -> str | None:
-    """The entry's record (trailing blank lines dropped), or in a journal the session-note item it comes from."""
+    """The entry's record (trailing blank lines dropped), or in a journal the session-note item it comes from.
+
+    Records are found at their `## ` lines directly, or by the full parser when a code fence could
+    hide one (or hold a line that looks like one).
+    """
     marker = f"## [{entry_id[:10]}]"
-    if marker in text:
+    if marker in text and has_fence(text):
+        for record in parse(text).records:
+            if record.date == entry_id[:10] and record.day is not None and record.title and record.id == entry_id:
+                return record.text.rstrip()
+    elif marker in text:
         lines = text.split("\n")
         for start, line in enumerate(lines):
             if not line.startswith(marker) or header_id(line) != entry_id:

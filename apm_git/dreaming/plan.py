@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-from collections.abc import Callable
+import functools
 from typing import Any
 
 from apm_git.errors import FindingsError
+from apm_git.names import memory_rel, repo_rel
 
 PLAN_VERSION = 1
 
@@ -83,10 +84,6 @@ class DeepSleepPlan:
     journal_moves: list[JournalMove] = dataclasses.field(default_factory=list)
     kept: list[Kept] = dataclasses.field(default_factory=list)
 
-    @property
-    def empty(self) -> bool:
-        return not (self.promotions or self.archivals or self.journal_moves)
-
 
 @dataclasses.dataclass
 class RemPlan:
@@ -99,16 +96,12 @@ class RemPlan:
     journal_moves: list[JournalMove] = dataclasses.field(default_factory=list)
     over_budget: list[tuple[str, int, int]] = dataclasses.field(default_factory=list)  # file, lines, budget
 
-    @property
-    def empty(self) -> bool:
-        return not (self.proven or self.folds or self.supersessions or self.archivals or self.journal_moves)
-
 
 # --------------------------------------------------------------------------- JSON
 
 
 def deep_sleep_json(plan: DeepSleepPlan, prefix: str) -> dict[str, Any]:
-    at = _at(prefix)
+    at = functools.partial(repo_rel, prefix)
     return {
         "version": PLAN_VERSION,
         "stage": "deep-sleep",
@@ -128,7 +121,7 @@ def deep_sleep_json(plan: DeepSleepPlan, prefix: str) -> dict[str, Any]:
 
 
 def rem_json(plan: RemPlan, prefix: str) -> dict[str, Any]:
-    at = _at(prefix)
+    at = functools.partial(repo_rel, prefix)
     return {
         "version": PLAN_VERSION,
         "stage": "rem",
@@ -150,11 +143,6 @@ def rem_json(plan: RemPlan, prefix: str) -> dict[str, Any]:
         "journals": [{"from": at(m.source), "to": at(m.target)} for m in plan.journal_moves],
         "over_budget": [{"file": at(f), "lines": n, "budget": b} for f, n, b in plan.over_budget],
     }
-
-
-def _at(prefix: str) -> Callable[[str], str]:
-    """Memory-relative paths shown relative to the repository."""
-    return lambda rel: f"{prefix}/{rel}"
 
 
 def deep_sleep_from_json(data: Any, prefix: str, today: dt.date) -> DeepSleepPlan:
@@ -210,11 +198,10 @@ def _path(item: dict[str, Any], key: str, where: str, prefix: str) -> str:
 
 def _rel(path: str, where: str, prefix: str) -> str:
     """A repo-relative path in the plan as a memory-relative one; anything outside is refused."""
-    head = prefix + "/"
-    rel = path[len(head):] if path.startswith(head) else None
+    rel = memory_rel(prefix, path)
     parts = rel.split("/") if rel else []
     if rel is None or not parts or any(part in ("", ".", "..") for part in parts) or "\\" in rel:
-        raise PlanRefused(f"{where} {path!r} is outside the memory dir; use a path under {head}")
+        raise PlanRefused(f"{where} {path!r} is outside the memory dir; use a path under {prefix}/")
     return rel
 
 

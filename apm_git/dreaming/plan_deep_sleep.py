@@ -23,9 +23,9 @@ import dataclasses
 import datetime as dt
 from collections.abc import Mapping
 
-from apm_git import layout
+from apm_git import layout, names
 from apm_git.config import Config
-from apm_git.dreaming.edit import append_records, rewrite
+from apm_git.dreaming.edit import LinesAfterEdit
 from apm_git.dreaming.items import JournalItem, collect_items
 from apm_git.dreaming.plan import Archival, DeepSleepPlan, JournalMove, Kept, Promotion
 from apm_git.dreaming.score import budget_order, protected, record_score
@@ -86,7 +86,7 @@ def journal_moves(
             continue
         if name in touched or name in archived:
             continue
-        moves.append(JournalMove(name, f"{layout.ARCHIVED_JOURNALS}/{name}"))
+        moves.append(JournalMove(name, f"{names.ARCHIVED_JOURNALS}/{name}"))
     return moves
 
 
@@ -159,16 +159,12 @@ def _fit(
 ) -> None:
     """Promote `group` into `target`, making room by score when the file would pass its budget."""
     parsed = parse(text)
-    records = [promoted_record(c.item, c.copies, f"{config.memory_dir}/{c.item.journal}") for c in group]
-    chosen = list(range(len(group)))
+    records = [promoted_record(c.item, c.copies, names.repo_rel(config.memory_dir, c.item.journal)) for c in group]
+    chosen = dict.fromkeys(range(len(group)))
     removed: list[int] = []
     budget = config.budget_for(target)
-
-    def lines() -> int:
-        kept_text = rewrite(parsed, dict.fromkeys(removed))
-        return parse(append_records(kept_text, [records[i] for i in chosen], parsed.newline)).line_count
-
-    if budget is not None and lines() > budget:
+    lines = LinesAfterEdit(parsed, records, parsed.newline)
+    if budget is not None and lines.count > budget:
         pool: list[tuple[tuple[int, str, str, str], int, int]] = [
             (budget_order(block, today, config.rem), 0, index)
             for index, block in enumerate(parsed.blocks)
@@ -176,15 +172,17 @@ def _fit(
         ]
         pool += [(budget_order(record, today, config.rem), 1, index) for index, record in enumerate(records)]
         for _, is_new, index in sorted(pool):
-            if lines() <= budget:
+            if lines.count <= budget:
                 break
             if is_new:
-                chosen.remove(index)
+                del chosen[index]
+                lines.take_back(index)
                 candidate = group[index]
                 plan.kept.append(Kept(candidate.item.entry_id, candidate.item.journal,
                                       f"no room in {config.memory_dir}/{target} (budget {budget} lines)"))
             else:
                 removed.append(index)
+                lines.remove(index)
     for index in chosen:
         candidate = group[index]
         plan.promotions.append(Promotion(

@@ -22,7 +22,7 @@ import datetime as dt
 import re
 from collections.abc import Mapping
 
-from apm_git import layout
+from apm_git import layout, names
 from apm_git.config import Config
 from apm_git.dreaming.archive import add_to_archive, archived
 from apm_git.dreaming.edit import rewrite
@@ -55,7 +55,7 @@ class _Entry:
     @property
     def memory(self) -> str:
         """Which memory the entry belongs to: the category files together, or one group."""
-        return self.file.split("/")[1] if self.file.startswith("groups/") else ""
+        return self.file.split("/")[1] if self.file.startswith(f"{names.GROUPS}/") else ""
 
     def update(self, record: Record, fitness: Fitness | None = None) -> None:
         """The record after an edit (`fitness`: its new fitness, when the edit changed it)."""
@@ -68,6 +68,7 @@ class _Entry:
 class RemOutcome:
     plan: RemPlan
     writes: dict[str, str]
+    read: dict[str, str] = dataclasses.field(default_factory=dict)  # what each write replaces ("": nothing)
 
 
 def plan_rem(files: Mapping[str, str], archive_text: str | None, today: dt.date, config: Config) -> RemOutcome:
@@ -99,13 +100,13 @@ def plan_rem(files: Mapping[str, str], archive_text: str | None, today: dt.date,
         points = record_score(entry.record, today, config.rem, entry.fitness)
         successor = superseded_by.get(entry.order)
         plan.archivals.append(Archival(entry.record.id, entry.file, target, points, entry.gone, successor))
-        archived_records.append(
-            archived(entry.record, entry.fitness, today, points, f"{config.memory_dir}/{entry.file}", successor),
-        )
+        source = names.repo_rel(config.memory_dir, entry.file)
+        archived_records.append(archived(entry.record, entry.fitness, today, points, source, successor))
     writes = _render(parsed, entries)
     if archived_records:
         writes[target] = add_to_archive(archive_text, target, archived_records)
-    return RemOutcome(plan, writes)
+    before = {**files, target: archive_text or ""}
+    return RemOutcome(plan, writes, {name: before.get(name, "") for name in writes})
 
 
 def _content(record: Record) -> str:

@@ -1,7 +1,7 @@
 """Where a memory file may be cut: between records, or between lines in a file without records."""
 from __future__ import annotations
 
-from apm_git.model.records import parse, split_lines
+from apm_git.model.records import parse
 
 
 def record_units(text: str) -> list[str] | None:
@@ -12,6 +12,3 @@ def record_units(text: str) -> list[str] | None:
         return None
     return [parsed.bom + parsed.preamble.text, *(block.text for block in parsed.blocks)]
 
-
-def line_units(text: str) -> list[str]:
-    return split_lines(text)

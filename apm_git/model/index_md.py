@@ -11,7 +11,8 @@ import dataclasses
 import datetime as dt
 import re
 
-from apm_git.model.records import Record, parse, strip_eol
+from apm_git.model.records import Record, RecordFile, strip_eol
+from apm_git.model.tables import table_cells
 
 TITLE = "# Memory Index"
 HOT = "## Hot Files (load on session start)"
@@ -48,12 +49,11 @@ class Conflict:
     what: str
 
 
-def summarize(name: str, text: str, recent: int = 3) -> FileSummary:
-    parsed = parse(text)
+def summarize(name: str, parsed: RecordFile, recent: int = 3) -> FileSummary:
     records = [record for record in parsed.records if record.day is not None]
     dates = [record.date for record in records]
     newest = sorted(records, key=lambda record: record.date, reverse=True)[:recent]
-    titles = tuple(record.title for record in newest) or _session_items(text, recent)
+    titles = tuple(record.title for record in newest) or _session_items(parsed.render(), recent)
     return FileSummary(name, parsed.line_count, max(dates) if dates else "—", titles)
 
 
@@ -153,7 +153,7 @@ def read(text: str) -> IndexReading:
             continue
         if not stripped.startswith("|") or section is None:
             continue
-        cells = _split_row(stripped)
+        cells = table_cells(stripped)
         if expect_header:
             if tuple(cells) != _SECTIONS[section]:
                 reading.problems.append((number, f"table header must be | {' | '.join(_SECTIONS[section])} |"))
@@ -172,10 +172,3 @@ def read(text: str) -> IndexReading:
         if required not in seen:
             reading.problems.append((1, f"missing section '{required}'"))
     return reading
-
-
-def _split_row(row: str) -> list[str]:
-    inner = row.strip()[1:]
-    if inner.endswith("|") and not inner.endswith("\\|"):
-        inner = inner[:-1]
-    return [cell.strip() for cell in re.split(r"(?<!\\)\|", inner)]

@@ -24,6 +24,7 @@ KNOWN_FIELDS = frozenset(REQUIRED_FIELDS + OPTIONAL_FIELDS)
 
 _HEADER = re.compile(r"## \[(?P<date>[^\]]*)\](?P<rest>.*)")
 _FIELD = re.compile(r"- (?P<name>[A-Z][A-Za-z-]*):(?: (?P<value>.*)|)")
+FENCES = ("```", "~~~")
 _FENCE = re.compile(r" {0,3}(```|~~~)")
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
@@ -35,6 +36,11 @@ def split_lines(text: str) -> list[str]:
     if parts[-1]:
         lines.append(parts[-1])
     return lines
+
+
+def has_fence(text: str) -> bool:
+    """Whether a code fence may hide a `## ` line in `text` (only `parse` then finds the headings)."""
+    return any(fence in text for fence in FENCES)
 
 
 def count_lines(text: str) -> int:
@@ -56,6 +62,21 @@ def eol_of(line: str) -> str:
     if line.endswith("\n"):
         return "\n"
     return ""
+
+
+def newline_of(text: str) -> str:
+    """The line end a text uses: that of its first line (`\\n` when no line has one)."""
+    end = text.find("\n")
+    return "\r\n" if end > 0 and text[end - 1] == "\r" else "\n"
+
+
+def ready_to_append(text: str, newline: str) -> str:
+    """`text` ended so that what is appended next starts after a blank line (a blank text stays as it is)."""
+    if text and not text.endswith("\n"):
+        text += newline
+    if text.strip() and not text.endswith(newline * 2):
+        text += newline
+    return text
 
 
 @dataclasses.dataclass(frozen=True)
@@ -177,11 +198,8 @@ class RecordFile:
 
     @property
     def newline(self) -> str:
-        for block in [self.preamble, *self.blocks]:
-            for line in block.lines:
-                if line.endswith("\n"):
-                    return eol_of(line)
-        return "\n"
+        lines = (line for block in [self.preamble, *self.blocks] for line in block.lines)
+        return newline_of(next((line for line in lines if line.endswith("\n")), ""))
 
     @property
     def line_count(self) -> int:

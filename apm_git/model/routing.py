@@ -17,7 +17,8 @@ import dataclasses
 import re
 from collections.abc import Collection, Sequence
 
-from apm_git.model.records import BOM, Problem, split_lines, strip_eol
+from apm_git.model.records import BOM, Problem, newline_of, ready_to_append, split_lines, strip_eol
+from apm_git.model.tables import table_cells
 
 PRIORITIES = ("P0", "P1", "P2", "P3")
 DEPRECATED = "[DEPRECATED]"
@@ -60,15 +61,6 @@ class RoutingTable:
         return [route for route in self.routes if not route.deprecated]
 
 
-def _cells(line: str) -> list[str]:
-    body = line.strip()
-    if body.startswith("|"):
-        body = body[1:]
-    if body.endswith("|"):
-        body = body[:-1]
-    return [cell.strip() for cell in body.split("|")]
-
-
 def safe_file(name: str) -> bool:
     """A relative `.md` path that stays in the index's folder (no `..`, no absolute path, no `~`)."""
     return bool(_SAFE_FILE.fullmatch(name)) and ".." not in name.split("/")
@@ -88,7 +80,7 @@ def parse_routing(text: str) -> RoutingTable:
         problems.append(Problem(start + 1, "the Routing heading has no table under it; add "
                                            "'| Trigger keywords | File | Priority |' and a '|---|---|---|' line"))
         return RoutingTable((), tuple(problems), found=True, end_line=start + 1)
-    header = [cell.lower() for cell in _cells(lines[index])]
+    header = [cell.lower() for cell in table_cells(lines[index])]
     if header[:3] != [name.lower() for name in HEADER]:
         problems.append(Problem(index + 1, "routing table header must be '| Trigger keywords | File | Priority |'"))
     index += 1
@@ -108,7 +100,7 @@ def parse_routing(text: str) -> RoutingTable:
 
 def _parse_row(line: str, number: int) -> tuple[Route | None, Problem | None]:
     deprecated = DEPRECATED in line
-    cells = _cells(line.replace(DEPRECATED, ""))
+    cells = table_cells(line.replace(DEPRECATED, ""))
     while len(cells) > 3 and not cells[-1]:
         cells.pop()
     if len(cells) != 3:
@@ -216,10 +208,6 @@ def rank_routes(table: RoutingTable, intent: str | None) -> list[RouteChoice]:
     return choices or [RouteChoice(DEFAULT_FILE, "P0", (), None, "the routing table has no usable row: the P0 file")]
 
 
-def best_route(table: RoutingTable, intent: str | None) -> RouteChoice:
-    return rank_routes(table, intent)[0]
-
-
 # --------------------------------------------------------------------------- append-only edits
 
 def render_row(keywords: Sequence[str], file: str, priority: str) -> str:
@@ -234,16 +222,11 @@ def append_row(text: str, row: str) -> str:
     """
     bom = BOM if text.startswith(BOM) else ""
     lines = split_lines(text[len(bom):])
-    newline = next((line[len(strip_eol(line)):] for line in lines if line.endswith("\n")), "\n")
+    newline = newline_of(text)
     table_lines = ["| " + " | ".join(HEADER) + " |", "|---|---|---|", row]
     table = parse_routing(text)
     if not table.found:
-        body = "".join(lines)
-        if body and not body.endswith("\n"):
-            body += newline
-        if body and not body.endswith(newline * 2):
-            body += newline
-        return bom + body + newline.join([HEADING, "", *table_lines]) + newline
+        return bom + ready_to_append("".join(lines), newline) + newline.join([HEADING, "", *table_lines]) + newline
     at = table.end_line  # the 0-based index right after the table (or after a bare heading)
     new = [row] if lines[at - 1].lstrip().startswith("|") else ["", *table_lines]
     if not lines[at - 1].endswith("\n"):

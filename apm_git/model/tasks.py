@@ -10,7 +10,7 @@ import dataclasses
 import datetime as dt
 import re
 
-from apm_git.model.records import BOM, split_lines, strip_eol
+from apm_git.model.records import BOM, newline_of, ready_to_append, split_lines, strip_eol
 
 TASKS_HEADING = "## Tasks"
 _HEADING = re.compile(r"##\s+tasks\s*", re.IGNORECASE)
@@ -36,16 +36,11 @@ def render_task(task: str, status: str, day: dt.date) -> str:
 def set_task(text: str, task: str, status: str, day: dt.date) -> TaskEdit:
     bom = BOM if text.startswith(BOM) else ""
     lines = split_lines(text[len(bom):])
-    newline = next((line[len(strip_eol(line)):] for line in lines if line.endswith("\n")), "\n")
+    newline = newline_of(text)
     new_line = render_task(task, status, day)
     heading = next((index for index, line in enumerate(lines) if _HEADING.fullmatch(strip_eol(line))), None)
     if heading is None:
-        body = "".join(lines)
-        if body and not body.endswith("\n"):
-            body += newline
-        if body and not body.endswith(newline * 2):
-            body += newline
-        full = body + TASKS_HEADING + newline + newline + new_line + newline
+        full = ready_to_append("".join(lines), newline) + TASKS_HEADING + newline + newline + new_line + newline
         return TaskEdit(bom + full, full.count("\n"), True, None)
     end = next((index for index in range(heading + 1, len(lines)) if lines[index].startswith("#")), len(lines))
     for index in range(heading + 1, end):

@@ -3,6 +3,7 @@ from __future__ import annotations
 import datetime as dt
 
 from apm_git.model import index_md
+from apm_git.model.records import parse
 from tests.checks.helpers import findings, record, snapshot
 
 HOOK = "apm-index-fresh"
@@ -12,9 +13,10 @@ CATEGORIES = {name: f"# {name}\n" for name in
 
 def index(journals: list[str], extra_rows: str = "") -> str:
     kinds = ["decision", "lesson", "context", "person", "tool"]
-    summaries = [(kind, name, index_md.summarize(name, text))
+    summaries = [(kind, name, index_md.summarize(name, parse(text)))
                  for kind, (name, text) in zip(kinds, CATEGORIES.items(), strict=True)]
-    text = index_md.render(dt.date(2026, 4, 6), summaries, [index_md.summarize(j, "") for j in journals], [], 850)
+    days = [index_md.summarize(journal, parse("")) for journal in journals]
+    text = index_md.render(dt.date(2026, 4, 6), summaries, days, [], 850)
     return text + extra_rows
 
 

@@ -5,7 +5,7 @@ import dataclasses
 import datetime as dt
 
 from apm_git.config import Config
-from apm_git.dreaming.plan import Fold, ProvenMark, Supersession
+from apm_git.dreaming.plan import Fold, ProvenMark, Supersession, rem_trailers
 from apm_git.dreaming.plan_rem import plan_rem
 from apm_git.model.records import Record, parse
 from tests.records import memory_file, record
@@ -130,14 +130,14 @@ def test_conflicting_entries_are_never_folded_superseded_or_archived() -> None:
         record("2026-05-20", "Cache TTL", body="60 s"),
     )
     outcome = plan_rem({"decisions.md": text}, None, TODAY, CONFIG)
-    assert outcome.plan.empty and outcome.writes == {}
+    assert rem_trailers(outcome.plan, "memory") == [] and outcome.writes == {}
 
 
 def test_each_group_is_its_own_memory() -> None:
     decisions = memory_file(record("2026-05-01", "Release on Fridays", body="yes"))
     experience = memory_file(record("2026-05-02", "Release on Fridays", body="never"))
     outcome = plan_rem({"decisions.md": decisions, "groups/team-a/experience.md": experience}, None, TODAY, CONFIG)
-    assert outcome.plan.empty
+    assert rem_trailers(outcome.plan, "memory") == [] and outcome.writes == {}
     twice = memory_file(record("2026-05-02", "Release on Fridays", body="never"),
                         record("2026-05-03", "Release on Fridays", body="never"))
     outcome = plan_rem({"decisions.md": decisions, "groups/team-a/experience.md": twice}, None, TODAY, CONFIG)

@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from apm_git.model import records
 from apm_git.model.fitness import Fitness
 from apm_git.model.records import Record, parse, render_record, set_field, set_heading, split_lines
 
@@ -147,3 +148,19 @@ def test_round_trip_structured(text: str) -> None:
 @given(st.text())
 def test_round_trip_arbitrary(text: str) -> None:
     assert parse(text).render() == text
+
+
+@pytest.mark.parametrize(("text", "newline"), [
+    ("", "\n"), ("no end", "\n"), ("a\nb\r\n", "\n"), ("a\r\nb\n", "\r\n"), ("\ufeff\r\n", "\r\n"), ("\n", "\n"),
+])
+def test_newline_of_is_the_first_line_end(text: str, newline: str) -> None:
+    assert records.newline_of(text) == newline
+    assert records.parse(text).newline == newline
+
+
+@pytest.mark.parametrize(("text", "ready"), [
+    ("", ""), ("# T", "# T\n\n"), ("# T\n", "# T\n\n"), ("# T\n\n", "# T\n\n"), ("\n", "\n"),
+])
+def test_ready_to_append_ends_with_a_blank_line(text: str, ready: str) -> None:
+    assert records.ready_to_append(text, "\n") == ready
+    assert records.ready_to_append(text.replace("\n", "\r\n"), "\r\n") == ready.replace("\n", "\r\n")

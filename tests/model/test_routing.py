@@ -99,7 +99,7 @@ def test_the_shipped_index_templates_are_clean() -> None:
     ("", "attention.md", ()),
 ])
 def test_intent_matching(intent: str, file: str, hits: tuple[str, ...]) -> None:
-    choice = routing.best_route(routing.parse_routing(TABLE), intent or None)
+    choice = routing.rank_routes(routing.parse_routing(TABLE), intent or None)[0]
     assert (choice.file, choice.hits) == (file, hits)
 
 
@@ -113,7 +113,7 @@ def test_ties_go_to_the_highest_priority_and_the_ranking_explains_itself() -> No
 
 
 def test_an_index_without_rows_routes_to_attention() -> None:
-    choice = routing.best_route(routing.parse_routing("# empty\n"), "deploy")
+    choice = routing.rank_routes(routing.parse_routing("# empty\n"), "deploy")[0]
     assert choice.file == "attention.md" and choice.priority == "P0"
 
 

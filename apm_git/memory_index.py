@@ -1,0 +1,37 @@
+"""`INDEX.md` built from the memory files and written when it changes (flush, consolidation, `index`, init)."""
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Collection
+
+from apm_git import layout, names
+from apm_git.model import index_md
+from apm_git.model.records import parse
+from apm_git.repo import MemoryRepo
+
+
+def build_index(repo: MemoryRepo, today: dt.date, exclude: Collection[str] = ()) -> str:
+    """INDEX.md for the files that exist (memory-relative names in `exclude` count as absent)."""
+    categories: list[tuple[str, str, index_md.FileSummary]] = []
+    conflicts: list[index_md.Conflict] = []
+    budget = 0
+    for kind, name in repo.config.routing.items():
+        text = None if name in exclude else repo.read(name)
+        if text is None or any(name == seen for _, seen, _ in categories):
+            continue
+        parsed = parse(text)
+        categories.append((kind, name, index_md.summarize(name, parsed)))
+        conflicts += index_md.conflicts_of(name, parsed.entries)
+        budget += repo.config.budget_for(name) or 0
+    journals = [name for name in reversed(layout.journals(repo)) if name not in exclude]
+    summaries = [index_md.summarize(name, parse(repo.read(name) or "")) for name in journals]
+    return index_md.render(today, categories, summaries, conflicts, budget)
+
+
+def refresh_index(repo: MemoryRepo, today: dt.date, exclude: Collection[str] = ()) -> bool:
+    """Rewrite INDEX.md when its text would change; True when it did."""
+    text = build_index(repo, today, exclude)
+    if repo.read(names.INDEX) == text:
+        return False
+    repo.write(names.INDEX, text)
+    return True

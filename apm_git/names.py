@@ -1,0 +1,34 @@
+"""The names of the memory dir's layout (DESIGN 2), written once.
+
+Paths are relative to the memory dir (`memory_dir` in apm.yaml), never to the repository:
+`repo.repo_path(name)` puts the memory dir in front.  This module imports nothing, so the
+pre-commit hook's checks, which run on every commit, pay nothing for it.
+"""
+from __future__ import annotations
+
+INDEX = "INDEX.md"  # the Dreaming index
+MAIN = "main"  # the DM memory
+MAIN_INDEX = f"{MAIN}/index.md"
+MAIN_FILES = ("attention.md", "longterm.md", "daily-synced.md")
+GROUPS = "groups"  # groups/<group>.md is a group's index, groups/<group>/ its files
+GROUP_FILES = ("attention.md", "project.md", "experience.md", "people.md")
+EXPERIENCE = "experience.md"
+CONVENTIONS = "conventions"  # groups/<group>/conventions/*.md
+ARCHIVE = "archive"  # archive/YYYY-MM.md
+ARCHIVED_JOURNALS = f"{ARCHIVE}/journals"
+GROUP_NAMES = "group_names.json"
+FLUSH_STATE = "flush-state.json"
+STATE_FILES = (GROUP_NAMES, FLUSH_STATE)
+MEMORY_MD = "MEMORY.md"  # at the repository's root: seeds main/longterm.md
+
+
+
+def memory_rel(memory_dir: str, path: str) -> str | None:
+    """A repo-relative path relative to the memory dir, or None when it is outside."""
+    prefix = memory_dir + "/"
+    return path[len(prefix):] if path.startswith(prefix) else None
+
+
+def repo_rel(memory_dir: str, rel: str) -> str:
+    """A memory-relative path relative to the repository (as git and the user see it)."""
+    return f"{memory_dir}/{rel}"
