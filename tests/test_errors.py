@@ -120,3 +120,25 @@ def test_hook_input_that_is_not_utf8(repo: MemoryRepo) -> None:
                           input=b'{"session_id": "caf\xe9"}', capture_output=True, check=False)
     assert proc.returncode == 3
     assert "not valid UTF-8" in one_line(proc.stderr.decode())
+
+
+def test_damaged_file_does_not_stop_status_or_a_hit_elsewhere(repo: MemoryRepo, run_cli: Invoke) -> None:
+    (repo.memory / "2026-04-05.md").write_bytes(b"# Journal\n\ncaf\xe9\n")
+    run_cli("--repo", str(repo.root), "journal", "add", "use redis", "--kind", "decision", "--title", "Redis",
+            env={"APM_GIT_NOW": "2026-04-06"})
+    ran = run_cli("--repo", str(repo.root), "status")
+    assert ran.exit_code == 0 and "   3 / 100   memory/2026-04-05.md" in ran.stdout
+    ran = run_cli("--repo", str(repo.root), "hit", "2026-04-06-redis", env={"APM_GIT_NOW": "2026-04-07"})
+    assert ran.exit_code == 0, ran.stderr
+    assert "hit_count=1" in (repo.memory / "2026-04-06.md").read_text()
+    assert "skipped memory/2026-04-05.md:3: not valid UTF-8" in ran.stderr
+    assert (repo.memory / "2026-04-05.md").read_bytes() == b"# Journal\n\ncaf\xe9\n"
+
+
+def test_a_plan_that_is_not_utf8_is_refused(repo: MemoryRepo, run_cli: Invoke, tmp_path: Path) -> None:
+    plan = tmp_path / "plan.json"
+    plan.write_bytes(b"\xff\xfe{")
+    head = git(repo.root, "rev-parse", "HEAD")
+    ran = run_cli("--repo", str(repo.root), "deep-sleep", "--apply", str(plan))
+    assert ran.exit_code == 1 and "not valid UTF-8" in one_line(ran.stderr)
+    assert git(repo.root, "rev-parse", "HEAD") == head

@@ -14,7 +14,7 @@ from apm_git.lock import write_lock
 from apm_git.model.entry_id import is_entry_id
 from apm_git.model.fitness import Fitness
 from apm_git.model.records import Record, RecordFile, parse, set_field
-from apm_git.repo import MemoryRepo
+from apm_git.repo import InvalidUtf8, MemoryRepo
 
 
 @dataclasses.dataclass(frozen=True)
@@ -54,13 +54,18 @@ class _Files:
         self.texts: dict[str, str] = {}
         self.parsed: dict[str, RecordFile] = {}
         self.changed: set[str] = set()
+        self.unreadable: list[str] = []
 
     def find(self, entry_id: str) -> list[tuple[str, int, Record]]:
         marker = f"## [{entry_id[:10]}]"
         found = []
         for rel in self.names:
             if rel not in self.texts:
-                self.texts[rel] = self.repo.read(rel) or ""
+                try:
+                    self.texts[rel] = self.repo.read(rel) or ""
+                except InvalidUtf8 as error:  # another file's damage must not stop this hit
+                    self.texts[rel] = ""
+                    self.unreadable.append(f"skipped {error}")
             if marker not in self.texts[rel]:
                 continue
             if rel not in self.parsed:
@@ -107,6 +112,7 @@ def hit(repo: MemoryRepo, entry_ids: list[str]) -> HitResult:
             result.hits.append(Hit(entry_id, repo.repo_path(rel), record.line_no, bumped.hit_count,
                                    today.isoformat(), fitness.hit_count, fitness.last_referenced.isoformat()))
         files.save()
+    result.warnings += files.unreadable
     return result
 
 

@@ -57,8 +57,8 @@ def status(repo: MemoryRepo) -> StatusResult:
         if rel.startswith(f"{names.ARCHIVE}/"):
             continue
         budget = repo.config.budget_for(rel)
-        text = repo.read(rel) or ""
-        files.append(FileBudget(repo.repo_path(rel), count_lines(text), budget))
+        data = repo.path(rel).read_bytes()  # counting lines needs no decoding: a damaged file still shows
+        files.append(FileBudget(repo.repo_path(rel), count_lines(data.decode("utf-8", "replace")), budget))
     state = load_flush_state(repo)
     last_flush: dict[str, str | None] = {"main": state["main_session"].get("last_flush_time")}
     for group, value in sorted(state["groups"].items()):
