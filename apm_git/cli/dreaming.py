@@ -47,15 +47,12 @@ def deep_sleep_cmd(ctx: click.Context, show_plan: bool, plan_file: IO[str] | Non
     if plan_file is not None:
         try:
             plan_data = json.load(plan_file)
-        except json.JSONDecodeError as error:
+        except (json.JSONDecodeError, UnicodeDecodeError) as error:
+            where = (f"{plan_file.name}:{error.lineno}: not valid JSON ({error.msg})"
+                     if isinstance(error, json.JSONDecodeError)
+                     else f"{plan_file.name}: not valid UTF-8 (byte {error.start})")
             raise PlanRefused(
-                f"{plan_file.name}:{error.lineno}: not valid JSON ({error.msg}); nothing was changed — "
-                "print a fresh plan with `apm-git deep-sleep --plan`",
-            ) from None
-        except UnicodeDecodeError as error:
-            raise PlanRefused(
-                f"{plan_file.name}: not valid UTF-8 (byte {error.start}); nothing was changed — "
-                "print a fresh plan with `apm-git deep-sleep --plan`",
+                f"{where}; nothing was changed — print a fresh plan with `apm-git deep-sleep --plan`",
             ) from None
     result = deep_sleep(repo, plan_data=plan_data, dry_run=dry_run, force=force)
     emit(ctx, dataclasses.asdict(result), _stage_text(result))
