@@ -235,7 +235,7 @@ def hash_blobs(root: Path, state: Path, datas: Sequence[bytes]) -> dict[bytes, s
         for file in folder.iterdir():
             file.unlink()
         folder.rmdir()
-    return dict(zip(unique, ids))
+    return dict(zip(unique, ids, strict=True))
 
 
 def index_entries(
