@@ -100,3 +100,27 @@ from apm_git.cli import (  # noqa: E402  (registers the commands)
     loading,  # noqa: F401  (load, remember, search, hit)
 )
 from apm_git.cli import dreaming as _dreaming  # noqa: E402,F401  (registers deep-sleep, rem, dream, history)
+
+
+def _json_after_subcommand(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    if value:
+        state(ctx).json = True
+
+
+def _accept_json_everywhere(group: click.Group) -> None:
+    """`apm-git lint --json` means `apm-git --json lint`: users put the flag after the command as often as before.
+
+    Added here, once the commands are registered, so no command can forget it; `--json` stays a global
+    option in --help and in the README.
+    """
+    for command in group.commands.values():
+        if isinstance(command, click.Group):
+            _accept_json_everywhere(command)
+        elif not any("--json" in param.opts for param in command.params):
+            command.params.append(click.Option(
+                ["--json"], is_flag=True, expose_value=False, callback=_json_after_subcommand,
+                help="Same as the global --json.",
+            ))
+
+
+_accept_json_everywhere(cli)
