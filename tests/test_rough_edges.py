@@ -8,6 +8,7 @@ import pytest
 
 from apm_git.repo import MemoryRepo
 from tests.conftest import Invoke, git
+from tests.records import record
 
 
 @pytest.mark.parametrize("command", [["lint"], ["status"], ["load"], ["flush"], ["index"], ["search", "redis"]])
@@ -71,3 +72,16 @@ def test_a_group_mapped_in_group_names_needs_no_create(repo: MemoryRepo, run_cli
     ran = run_cli("--repo", str(repo.root), "remember", "--scope", "group:team", "--decision", "Use Redis")
     assert ran.exit_code == 0, ran.stderr
     assert "Use Redis" in (repo.memory / "groups/team/experience.md").read_text()
+
+
+def test_invalid_utf8_is_one_cannot_read_finding_not_every_entry_gone(repo: MemoryRepo, run_cli: Invoke) -> None:
+    path = repo.memory / "decisions.md"
+    path.write_text(path.read_text() + record("2026-04-06", "Alpha") + record("2026-04-06", "Beta"))
+    assert run_cli("--repo", str(repo.root), "flush").exit_code == 0
+    path.write_bytes(path.read_bytes() + b"caf\xe9\n")
+    ran = run_cli("--repo", str(repo.root), "--json", "lint")
+    assert ran.exit_code == 1
+    no_loss = [f for f in json.loads(ran.stdout)["findings"] if f["hook"] == "apm-no-loss"]
+    assert len(no_loss) == 1 and no_loss[0]["path"] == "memory/decisions.md"
+    assert "cannot read this file" in no_loss[0]["message"] and "not valid UTF-8" in no_loss[0]["message"]
+    assert "is gone" not in ran.stdout
