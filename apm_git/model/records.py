@@ -243,7 +243,7 @@ def _opens(line: str) -> str:
 def _closes(fence: str, line: str) -> bool:
     """Whether `line` closes `fence`: the same character, at least as many, nothing after but blanks."""
     match = _FENCE_CLOSE.fullmatch(line)
-    return bool(match) and match["fence"][0] == fence[0] and len(match["fence"]) >= len(fence)
+    return match is not None and match["fence"][0] == fence[0] and len(match["fence"]) >= len(fence)
 
 
 def _parse_block(lines: list[str], line_no: int) -> Block:
