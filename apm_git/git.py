@@ -138,6 +138,7 @@ def commit_paths(
     proc = run(root, *args, env=env, stdin=stdin, check=False)
     if proc.returncode != 0 and any(hint.encode() in proc.stderr for hint in IDENTITY_HINTS):
         proc = run(root, *args, env={**(env or {}), **FALLBACK_IDENTITY}, stdin=stdin, check=False)
+        FALLBACK_COMMITS.append(root)  # the command line says so once (apm_git.cli)
     if proc.returncode != 0:
         unstage(root, paths)  # the `git add` above must not outlive the commit that failed
         raise GitError(describe_failure(args, proc))
@@ -146,6 +147,7 @@ def commit_paths(
     return sha
 
 
+FALLBACK_COMMITS: list[Path] = []  # repositories this process committed to as FALLBACK_IDENTITY
 FALLBACK_IDENTITY = {
     "GIT_AUTHOR_NAME": "apm-git",
     "GIT_AUTHOR_EMAIL": "apm-git@localhost",

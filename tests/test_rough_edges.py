@@ -2,12 +2,15 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from apm_git.repo import MemoryRepo
-from tests.conftest import Invoke, git
+from tests.conftest import Invoke, git, run_apm
 from tests.records import record
 
 
@@ -85,3 +88,30 @@ def test_invalid_utf8_is_one_cannot_read_finding_not_every_entry_gone(repo: Memo
     assert len(no_loss) == 1 and no_loss[0]["path"] == "memory/decisions.md"
     assert "cannot read this file" in no_loss[0]["message"] and "not valid UTF-8" in no_loss[0]["message"]
     assert "is gone" not in ran.stdout
+
+
+def test_without_a_git_identity_the_fallback_is_said_once(tmp_path: Path) -> None:
+    home = tmp_path / "no-identity-home"
+    home.mkdir()
+    (home / ".gitconfig").write_text("[user]\n\tuseConfigOnly = true\n[init]\n\tdefaultBranch = main\n")
+    env = {key: value for key, value in os.environ.items()
+           if not key.startswith(("GIT_AUTHOR", "GIT_COMMITTER")) and key != "EMAIL"}
+    env.update(HOME=str(home), XDG_CONFIG_HOME=str(home))
+    ran = subprocess.run((sys.executable, "-m", "apm_git", "init", str(tmp_path / "mem"), "--no-install"),
+                         env=env, capture_output=True, text=True, check=False)
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stderr.count("apm-git@localhost") == 1 and "git config --global user.email" in ran.stderr
+    root = tmp_path / "mem"
+    assert git(root, "log", "-1", "--format=%ae").strip() == "apm-git@localhost"
+    (root / "memory/people.md").write_text((root / "memory/people.md").read_text() + "- Ana: on call\n")
+    flushed = subprocess.run((sys.executable, "-m", "apm_git", "--json", "flush"), cwd=root,
+                             env=env, capture_output=True, text=True, check=False)
+    assert flushed.returncode == 0, flushed.stderr
+    json.loads(flushed.stdout)  # the note goes to stderr, never into the JSON
+    assert flushed.stderr.count("apm-git@localhost") == 1
+
+
+def test_with_a_git_identity_nothing_is_said(repo: MemoryRepo) -> None:
+    (repo.memory / "people.md").write_text((repo.memory / "people.md").read_text() + "- Ana: on call\n")
+    flushed = run_apm("flush", cwd=repo.root)
+    assert flushed.exit_code == 0 and "localhost" not in flushed.stderr

@@ -45,6 +45,20 @@ def emit(ctx: click.Context, data: Any, text: str | None) -> None:
         click.echo(text)
 
 
+def _say_fallback_identity() -> None:
+    """Once per run: the commits were made as apm-git <apm-git@localhost>, git having no identity here."""
+    gateway = sys.modules.get("apm_git.git")  # not imported: no commit was made
+    if gateway is None or not gateway.FALLBACK_COMMITS:
+        return
+    email = gateway.FALLBACK_IDENTITY["GIT_AUTHOR_EMAIL"]
+    click.echo(
+        f"apm-git: NOTE: git has no user identity here, so the commit(s) were made as apm-git <{email}>; "
+        "set yours with `git config --global user.name NAME` and `git config --global user.email EMAIL`",
+        err=True,
+    )
+    gateway.FALLBACK_COMMITS.clear()
+
+
 def _hook_mode(args: Sequence[str]) -> bool:
     return any(arg == HOOK_FLAG or arg.startswith(HOOK_FLAG + "=") for arg in args)
 
@@ -56,6 +70,8 @@ class ApmGroup(click.Group):
         except ApmGitError as error:
             click.echo(f"apm-git: {error}", err=True)
             ctx.exit(error.exit_code)
+        finally:
+            _say_fallback_identity()
 
     def main(self, args: Sequence[str] | None = None, *rest: Any, **kwargs: Any) -> Any:
         argv = list(sys.argv[1:] if args is None else args)
