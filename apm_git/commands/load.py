@@ -17,7 +17,7 @@ import dataclasses
 import datetime as dt
 import re
 
-from apm_git import clock, layout, names
+from apm_git import clock, layout, names, templates, tokens
 from apm_git.commands.load_guards import CONVENTIONS, Breaker, Discipline, LoadedFile, SkippedFile
 from apm_git.errors import ApmGitError, StateError, UsageError
 from apm_git.model import domains
@@ -26,6 +26,9 @@ from apm_git.repo import InvalidUtf8, MemoryRepo, check_group_name
 from apm_git.session import Held, SessionState, session_state
 from apm_git.state import load_flush_state, resolve_room
 
+L1_SHARE = 0.5  # of the budget, when an intent asks for L2: a huge L1 file is cut rather than starving L2
+RECALL_SECTIONS = 8  # sections the index may add to a load
+TOKENS_CACHE = "tokens.cache"
 _CONVENTIONS_REF = re.compile(rf"[\w./-]*{names.CONVENTIONS}/[\w./-]*\.md")
 
 
@@ -50,6 +53,7 @@ class LoadResult:
     routes: list[Route] = dataclasses.field(default_factory=list)
     domain: str | None = None
     domain_hits: list[str] = dataclasses.field(default_factory=list)
+    recall: str | None = None  # why the index was asked for sections, when it was
     files: list[LoadedFile] = dataclasses.field(default_factory=list)
     skipped: list[SkippedFile] = dataclasses.field(default_factory=list)
     warnings: list[str] = dataclasses.field(default_factory=list)
@@ -75,7 +79,8 @@ class _Run:
     def __init__(self, repo: MemoryRepo, result: LoadResult, held: list[Held]) -> None:
         self.repo = repo
         self.result = result
-        self.breaker = Breaker(result.budget, result.encoding)
+        self.counter = tokens.Counter(result.encoding, str(repo.state_dir / TOKENS_CACHE))
+        self.breaker = Breaker(result.budget, self.counter)
         self.discipline = Discipline(repo.config.load, held)
 
     def read(self, rel: str, role: str, priority: str | None = None, *, missing: str) -> str | None:
@@ -163,6 +168,7 @@ def _run(repo: MemoryRepo, result: LoadResult, held: list[Held]) -> list[Held]:
         _load_main(run)
     else:
         _load_dreaming(run)
+    run.counter.save()
     result.files = run.breaker.loaded
     result.skipped = run.breaker.skipped
     return run.discipline.held
@@ -263,13 +269,83 @@ def _last_flush(run: _Run) -> str:
 
 
 def _load_dreaming(run: _Run) -> None:
-    run.offer(names.INDEX, "L1", missing="missing: run `apm-git index` to build it")
-    run.journals(clock.today())
-    choice = domains.domain_of(run.result.intent)
-    if choice is None:
+    intent = run.result.intent
+    l1_limit = int(run.result.budget * L1_SHARE) if intent else run.result.budget
+    for rel, missing in _l1_files(run):
+        text = run.read(rel, "L1" if rel == names.INDEX else "journal", missing=missing)
+        if text is not None:
+            run.breaker.offer_within(run.repo.repo_path(rel), text, "L1" if rel == names.INDEX else "journal",
+                                     l1_limit)
+    if not intent:
         return
-    run.result.domain = choice.domain.name
-    run.result.domain_hits = list(choice.hits)
-    routing = run.repo.config.routing
-    for name in dict.fromkeys(routing[kind] for kind in choice.domain.kinds if kind in routing):
-        run.offer(name, "L2", missing=f"missing: the {choice.domain.name} domain calls for it")
+    choice = domains.domain_of(intent)
+    whole: set[str] = {item.path for item in run.breaker.loaded if not item.cut}
+    if choice is not None:
+        run.result.domain = choice.domain.name
+        run.result.domain_hits = list(choice.hits)
+        routing = run.repo.config.routing
+        why = f"the {choice.domain.name} domain (matched {', '.join(choice.hits)})"
+        for name in dict.fromkeys(routing[kind] for kind in choice.domain.kinds if kind in routing):
+            text = run.read(name, "L2", missing=f"missing: the {choice.domain.name} domain calls for it")
+            if text is None:
+                continue
+            if is_empty_template(text):
+                run.breaker.skipped.append(SkippedFile(run.repo.repo_path(name), "L2", None,
+                                                       "an empty template: nothing written there yet"))
+                continue
+            loaded = run.breaker.offer_if_room(run.repo.repo_path(name), text, "L2", why)
+            if loaded is not None:
+                whole.add(loaded.path)
+    run.result.recall = ("the intent names no domain" if choice is None else
+                         "the index adds the best sections as the budget allows")
+    recall(run, None, None, whole)
+
+
+def _l1_files(run: _Run) -> list[tuple[str, str]]:
+    today = clock.today()
+    files = [(names.INDEX, "missing: run `apm-git index` to build it")]
+    for day, label in ((today, "today"), (today - dt.timedelta(days=1), "yesterday")):
+        files.append((layout.journal_name(day), f"no journal for {label} ({day.isoformat()})"))
+    return files
+
+
+def is_empty_template(text: str) -> bool:
+    """A category file as `init` wrote it (its title and the lines that say what belongs there)."""
+    stripped = text.strip()
+    return any(stripped == templates.render(f"init/memory/{name}").strip()
+               for name in templates.tree("init/memory") if name.endswith(".md"))
+
+
+def recall(run: _Run, group: str | None, under: str | None, whole: set[str]) -> None:
+    """L2 through the index: the sections of the scope that best match the intent, in rank order, each
+    whole or not at all, skipping sections of files already loaded whole."""
+    from apm_git.commands.search import matched, query_terms, scan_sections
+    from apm_git.search.index import Index, NoFts5, Scope
+
+    assert run.result.intent is not None
+    try:
+        wanted = query_terms(run.result.intent)
+    except UsageError:
+        return
+    scope = Scope(group)
+    wanted_hits = RECALL_SECTIONS * 3
+    try:
+        index = Index(run.repo, scope)
+    except NoFts5 as error:
+        run.result.warnings.append(f"{error}; this load scanned the files instead")
+        hits = scan_sections(run.repo, scope, wanted, limit=wanted_hits, under=under)[0]
+    else:
+        try:
+            hits = index.search(wanted, limit=wanted_hits, archive=False, under=under)[0]
+        finally:
+            index.close()
+    taken = 0
+    for hit in hits:
+        path = run.repo.repo_path(hit.path)
+        if path in whole or hit.path.startswith(f"{names.ARCHIVE}/"):
+            continue
+        why = f"matched {', '.join(matched(hit, wanted)) or 'the intent'} (score {hit.score:g})"
+        if run.breaker.offer_if_room(f"{path}:{hit.line}-{hit.last}", hit.text + "\n", "L2 section", why):
+            taken += 1
+        if taken == RECALL_SECTIONS or run.breaker.used >= run.breaker.budget:
+            break

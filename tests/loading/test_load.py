@@ -122,7 +122,7 @@ def test_the_first_file_is_cut_at_a_record_boundary(mem: MemoryRepo, run_cli: In
     assert tokens.count(more, "cl100k_base") > 300
     assert [(item["path"], item["reason"]) for item in data["skipped"]] == [
         ("memory/INDEX.md", "missing: run `apm-git index` to build it"),
-        (f"memory/{YESTERDAY}.md", f"not loaded: the circuit breaker tripped at memory/{TODAY}.md"),
+        (f"memory/{YESTERDAY}.md", "budget: its 58 tokens do not fit the 32 tokens left of its share"),
     ]
 
 
