@@ -56,11 +56,13 @@ def summary(result: LoadResult) -> list[str]:
     return lines
 
 
-def markdown(result: LoadResult) -> str:
+def markdown(result: LoadResult, *, guide: bool = True) -> str:
     parts = ["\n".join(summary(result)) + "\n"]
     for item in result.files:
         text = item.text if item.text.endswith("\n") or not item.text else item.text + "\n"
         parts.append(f"\n{FILE_MARK}{item.path} ({_what(item)}) -->\n{text}")
+    if result.guide and guide:
+        parts.append(f"\n{result.guide}")
     return "".join(parts)
 
 
@@ -71,7 +73,8 @@ def as_json(result: LoadResult) -> dict[str, Any]:
 
 
 def claude_hook(result: LoadResult, limit: int = HOOK_LIMIT) -> str:
-    context = cap(markdown(result), limit)
+    guide = f"\n{result.guide}" if result.guide else ""  # the guide is never cut
+    context = cap(markdown(result, guide=False), limit - len(guide)) + guide
     return json.dumps({"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": context}},
                       ensure_ascii=False)
 

@@ -20,13 +20,25 @@ import re
 from apm_git import clock, layout, names, templates, tokens
 from apm_git.commands.load_guards import CONVENTIONS, Breaker, Discipline, LoadedFile, SkippedFile
 from apm_git.errors import ApmGitError, StateError, UsageError
-from apm_git.model import domains
-from apm_git.model.routing import RouteChoice, RoutingTable, parse_routing, rank_routes
+from apm_git.dreaming.score import record_score
+from apm_git.model import domains, index_md
+from apm_git.model.records import Record, parse
+from apm_git.model.routing import RouteChoice, RoutingTable, parse_routing, rank_routes, safe_file
 from apm_git.repo import InvalidUtf8, MemoryRepo, check_group_name
 from apm_git.session import Held, SessionState, session_state
 from apm_git.state import load_flush_state, resolve_room
 
-L1_SHARE = 0.5  # of the budget, when an intent asks for L2: a huge L1 file is cut rather than starving L2
+L1_SHARE = 0.5  # of the budget for L1: a huge L1 file is cut rather than starving L2 or the Hot Files' entries
+HOT_ENTRIES = 12  # Hot Files' entries offered at session start
+GUIDE = """## How to use this memory (apm-git)
+
+- Write a decision the moment it is made (the iron rule), before you act on it:
+  `apm-git journal add "what, and why" --kind decision` (also `--kind lesson|context|person|tool|pending`).
+  In a group or the DM: `apm-git remember --scope group:NAME|main --decision "…"`.
+- Recall more before you start a task: `apm-git load --intent "what you are about to do"`, or
+  `apm-git search "words"` (any language); after using an entry, `apm-git hit ENTRY-ID`.
+- `apm-git flush` commits memory (the hooks also do it at compaction and session end).
+"""
 RECALL_SECTIONS = 8  # sections the index may add to a load
 TOKENS_CACHE = "tokens.cache"
 _CONVENTIONS_REF = re.compile(rf"[\w./-]*{names.CONVENTIONS}/[\w./-]*\.md")
@@ -54,6 +66,7 @@ class LoadResult:
     domain: str | None = None
     domain_hits: list[str] = dataclasses.field(default_factory=list)
     recall: str | None = None  # why the index was asked for sections, when it was
+    guide: str | None = None  # session start: how to write and recall memory (not counted in the budget)
     files: list[LoadedFile] = dataclasses.field(default_factory=list)
     skipped: list[SkippedFile] = dataclasses.field(default_factory=list)
     warnings: list[str] = dataclasses.field(default_factory=list)
@@ -270,13 +283,18 @@ def _last_flush(run: _Run) -> str:
 
 def _load_dreaming(run: _Run) -> None:
     intent = run.result.intent
-    l1_limit = int(run.result.budget * L1_SHARE) if intent else run.result.budget
+    l1_limit = int(run.result.budget * L1_SHARE)
+    index_text = None
     for rel, missing in _l1_files(run):
         text = run.read(rel, "L1" if rel == names.INDEX else "journal", missing=missing)
         if text is not None:
             run.breaker.offer_within(run.repo.repo_path(rel), text, "L1" if rel == names.INDEX else "journal",
                                      l1_limit)
+            index_text = text if rel == names.INDEX else index_text
     if not intent:
+        run.result.guide = GUIDE
+        if index_text is not None:
+            _hot_entries(run, index_md.hot_files(index_text))
         return
     choice = domains.domain_of(intent)
     whole: set[str] = {item.path for item in run.breaker.loaded if not item.cut}
@@ -299,6 +317,25 @@ def _load_dreaming(run: _Run) -> None:
     run.result.recall = ("the intent names no domain" if choice is None else
                          "the index adds the best sections as the budget allows")
     recall(run, None, None, whole)
+
+
+def _hot_entries(run: _Run, hot: list[str]) -> None:
+    """Session start: the Hot Files' entries, most valuable first (the REM score), as the budget allows."""
+    today = clock.today()
+    ranked: list[tuple[int, str, Record]] = []
+    for name in hot:
+        try:
+            text = run.repo.read(name) if safe_file(name) else None
+        except ApmGitError as error:
+            run.result.warnings.append(str(error))
+            continue
+        for record in parse(text or "").records:
+            if record.ok and record.fitness is not None:
+                ranked.append((record_score(record, today, run.repo.config.rem), name, record))
+    ranked.sort(key=lambda item: (-item[0], item[2].date), reverse=False)
+    for points, name, record in ranked[:HOT_ENTRIES]:
+        why = f"Hot Files entry {record.id} (score {points})"
+        run.breaker.offer_if_room(f"{run.repo.repo_path(name)}:{record.line_no}", record.text, "hot", why)
 
 
 def _l1_files(run: _Run) -> list[tuple[str, str]]:
