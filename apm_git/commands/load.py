@@ -19,8 +19,8 @@ import re
 
 from apm_git import clock, layout, names, templates, tokens
 from apm_git.commands.load_guards import CONVENTIONS, Breaker, Discipline, LoadedFile, SkippedFile
-from apm_git.errors import ApmGitError, StateError, UsageError
 from apm_git.dreaming.score import record_score
+from apm_git.errors import ApmGitError, StateError, UsageError
 from apm_git.model import domains, index_md
 from apm_git.model.records import Record, parse
 from apm_git.model.routing import RouteChoice, RoutingTable, parse_routing, rank_routes, safe_file
@@ -224,9 +224,17 @@ def _load_group(run: _Run) -> None:
         f"{folder}/{choice.file}", "routed", choice.priority, disciplined=True,
         missing=f"missing: {run.repo.repo_path(index_rel)} routes to it, but it does not exist",
     )
-    if loaded is None:
-        return
-    refs = _conventions_refs(loaded.text, run.repo.memory_prefix, group)
+    if loaded is not None:
+        _conventions(run, group, choice.file, loaded.text)
+    if run.result.intent and not choice.hits:
+        run.result.recall = "no routing keyword matched the intent"
+        recall(run, group, None, {item.path for item in run.breaker.loaded if not item.cut})
+
+
+def _conventions(run: _Run, group: str, routed: str, text: str) -> None:
+    """At most one `conventions/` file that the routed file names."""
+    folder = layout.group_dir(group)
+    refs = _conventions_refs(text, run.repo.memory_prefix, group)
     for extra in refs[1:]:
         run.breaker.skipped.append(SkippedFile(
             run.repo.repo_path(f"{folder}/{extra}"), CONVENTIONS, None,
@@ -234,7 +242,7 @@ def _load_group(run: _Run) -> None:
         ))
     if refs:
         run.offer(f"{folder}/{refs[0]}", CONVENTIONS, disciplined=True,
-                  missing=f"missing: {choice.file} refers to it, but it does not exist")
+                  missing=f"missing: {routed} refers to it, but it does not exist")
 
 
 def _conventions_refs(text: str, memory_dir: str, group: str) -> list[str]:
@@ -267,6 +275,9 @@ def _load_main(run: _Run) -> None:
             run.result.routes.append(_route(choice))
             chosen += 1
     run.journals(clock.today())
+    if run.result.intent and not any(route.hits for route in run.result.routes):
+        run.result.recall = "no routing keyword matched the intent"
+        recall(run, None, f"{names.MAIN}/", {item.path for item in run.breaker.loaded if not item.cut})
     run.result.last_flush = _last_flush(run)
 
 

@@ -25,9 +25,9 @@ from apm_git.errors import StateError
 from apm_git.repo import InvalidUtf8, MemoryRepo, check_group_name, decode
 from apm_git.search import sections, terms
 
-VERSION = "1"
+VERSION = "2"
 ENV_FTS5 = "APM_GIT_FTS5"  # "off": behave as on a platform whose SQLite lacks FTS5
-WEIGHTS = "bm25(4.0, 1.0, 2.0)"  # heading (and the headings above it), body, file path
+WEIGHTS = "bm25(4.0, 1.0, 2.0)"  # heading, body, place (the file's path and the headings above the section)
 RACY_NS = 2_000_000_000  # a file changed this recently may change again within the same mtime
 SCHEMA = f"""
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);
@@ -224,7 +224,7 @@ class Index:
         self.db.execute("DELETE FROM files WHERE path = ?", (path,))
 
     def _add(self, path: str, text: str) -> None:
-        place = terms.fts_text(path.replace("/", " ").replace("-", " ").replace("_", " ").removesuffix(".md"))
+        place = path.replace("/", " ").replace("-", " ").replace("_", " ").removesuffix(".md")
         for section in sections.split(text, path):
             cursor = self.db.execute(
                 "INSERT INTO sections(path, line, last, heading, trail, entry_id, text) VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -232,8 +232,8 @@ class Index:
             )
             self.db.execute(
                 "INSERT INTO fts(rowid, heading, body, place) VALUES (?, ?, ?, ?)",
-                (cursor.lastrowid, terms.fts_text(f"{section.trail} {section.heading}"),
-                 terms.fts_text(section.text), place),
+                (cursor.lastrowid, terms.fts_text(section.heading), terms.fts_text(section.text),
+                 terms.fts_text(f"{place} {section.trail}")),
             )
 
     def search(self, wanted: list[terms.Term], *, limit: int, archive: bool | None = None,
