@@ -20,7 +20,7 @@ import re
 from apm_git import clock, layout, names, templates, tokens
 from apm_git.commands.load_guards import CONVENTIONS, Breaker, Discipline, LoadedFile, SkippedFile
 from apm_git.dreaming.score import record_score
-from apm_git.errors import ApmGitError, StateError, UsageError
+from apm_git.errors import ApmGitError, StateError, UnsafePath, UsageError
 from apm_git.model import domains, index_md
 from apm_git.model.records import Record, parse
 from apm_git.model.routing import RouteChoice, RoutingTable, parse_routing, rank_routes, safe_file
@@ -100,7 +100,7 @@ class _Run:
         name = self.repo.repo_path(rel)
         try:
             text = self.repo.read(rel)
-        except InvalidUtf8 as error:
+        except (InvalidUtf8, UnsafePath) as error:  # a damaged file, or a link into another memory
             self.breaker.skipped.append(SkippedFile(name, role, priority, str(error)))
             return None
         if text is None:
