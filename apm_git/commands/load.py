@@ -393,6 +393,7 @@ def recall(run: _Run, group: str | None, under: str | None, whole: set[str]) -> 
         if path in whole or hit.path.startswith(f"{names.ARCHIVE}/"):
             continue
         why = f"matched {', '.join(matched(hit, wanted)) or 'the intent'} (score {hit.score:g})"
+        why = f"entry {hit.entry_id}, {why}" if hit.entry_id else why
         if run.breaker.offer_if_room(f"{path}:{hit.line}-{hit.last}", hit.text + "\n", "L2 section", why):
             taken += 1
         if taken == RECALL_SECTIONS or run.breaker.used >= run.breaker.budget:
