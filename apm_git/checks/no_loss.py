@@ -5,7 +5,7 @@ a live or archived entry, or be named in a surviving entry's `Merged:` or `Super
 or have been deleted deliberately (an `Apm-Forget` trailer between the two sides).
 Only ids that vanished from the changed files are looked up, so the check stays fast on
 a large memory.  A file whose new side cannot be read (not UTF-8) loses nothing: its
-entries are not known to be gone, and apm-record-format reports the file.
+entries are not known to be gone; it is one finding, not one per entry.
 """
 from __future__ import annotations
 
@@ -40,6 +40,12 @@ def lost(snap: Snapshot) -> dict[str, tuple[str, int]]:
 
 
 def validate(snap: Snapshot) -> Iterator[Finding]:
+    for change in snap.changes:
+        if change.status != "A" and change.path in snap.unreadable and snap.kind(change.path) in RECORD_KINDS:
+            # its entries are not gone, they cannot be read: one finding, not one per entry
+            line, why = snap.unreadable[change.path]
+            yield Finding(change.path, line, ID,
+                          f"cannot read this file, so its entries at {snap.base_name} cannot be checked: {why}")
     for entry, (path, line) in lost(snap).items():
         yield Finding(
             path, line, ID,
