@@ -132,16 +132,19 @@ def _check(repo: MemoryRepo, scope: Scope, pathspecs: list[str], today: dt.date,
         result.notes += [loss_line(kept)] if kept.lost else []
     index_error = None
     if scope.covers_dreaming:
+        # Nothing derived from a withheld file is committed: the index reads its committed text.
         added = [repo.memory_rel(path) or path for path in result.withheld if snap and path not in snap.base]
         index = repo.repo_path(names.INDEX)
+        base = snap.base if snap else {}
+        withheld_texts = {repo.memory_rel(path) or path: base[path] for path in result.withheld if path in base}
         try:
-            if refresh_index(repo, today, exclude=added) and snap is not None:
+            if refresh_index(repo, today, exclude=added, instead=withheld_texts) and snap is not None:
                 snap.set_new(index, repo.read(names.INDEX) or "")
         except InvalidUtf8 as error:  # saving memory matters more than a fresh index
             index_error = str(error)
             if not any(str(error).startswith(f"{path}:") for path in kept.unreadable):  # said once
                 result.findings.append(index_error)
-        text = committed_index(repo, snap, kept, today, added) if snap is not None else None
+        text = committed_index(repo, snap, kept, today, added, withheld_texts) if snap is not None else None
         if text is not None and snap is not None and text == snap.base.get(index):
             kept.as_head.append(index)  # the commit's INDEX.md is HEAD's: nothing to commit for it
             snap.leave_out([index])

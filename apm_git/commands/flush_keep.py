@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+from collections.abc import Mapping
 
 from apm_git.checks import no_loss
 from apm_git.checks.snapshot import Snapshot
@@ -63,18 +64,21 @@ def keep_losses(snap: Snapshot) -> Kept:
     return kept
 
 
-def committed_index(repo: MemoryRepo, snap: Snapshot, kept: Kept, today: dt.date, exclude: list[str]) -> str | None:
+def committed_index(
+    repo: MemoryRepo, snap: Snapshot, kept: Kept, today: dt.date, exclude: list[str], instead: Mapping[str, str],
+) -> str | None:
     """INDEX.md as the commit needs it when a file the commit holds is missing or unreadable in the work
-    tree (so the work tree's INDEX.md would not name it); None when the work tree's serves."""
-    texts: dict[str, str | None] = {}
+    tree (so the work tree's INDEX.md would not name it); None when the work tree's serves.  `exclude`
+    and `instead` are the withheld files' (see `build_index`)."""
+    texts: dict[str, str] = {}
     for path in kept.held:
         rel = repo.memory_rel(path)
-        if rel is not None and (path in kept.unreadable or not (repo.root / path).is_file()):
-            texts[rel] = snap.new.get(path)
+        if rel is not None and path in snap.new and (path in kept.unreadable or not (repo.root / path).is_file()):
+            texts[rel] = snap.new[path]
     if not texts:
         return None
     try:
-        return build_index(repo, today, exclude, texts)
+        return build_index(repo, today, exclude, {**instead, **texts})
     except InvalidUtf8:  # another unreadable file: the work tree's INDEX.md is the best there is
         return None
 
