@@ -3,10 +3,14 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from typing import IO
+from pathlib import Path
+from typing import IO, TYPE_CHECKING
 
 from apm_git import jsontext
 from apm_git.errors import StateError
+
+if TYPE_CHECKING:
+    from apm_git.repo import MemoryRepo
 
 EVENT_TRIGGERS = {
     "PreCompact": "pre-compact",
@@ -29,6 +33,7 @@ class HookPayload:
     trigger: str | None  # the apm-git trigger that `hook_event_name` maps to
     detail: str | None  # Claude's own `trigger` (manual/auto), `reason`, or SessionStart's `source`
     cwd: str | None
+    prompt: str | None = None  # UserPromptSubmit's prompt
 
 
 def read_payload(stream: IO[str]) -> HookPayload:
@@ -65,4 +70,31 @@ def parse_payload(text: str) -> HookPayload:
         trigger=EVENT_TRIGGERS.get(text_field("hook_event_name") or ""),
         detail=text_field("trigger") or text_field("reason") or text_field("source"),
         cwd=text_field("cwd"),
+        prompt=text_field("prompt"),
     )
+
+
+def open_hook_repo(explicit: Path | None, payload: HookPayload) -> MemoryRepo:
+    """The memory repository of a hook: --repo or $APM_GIT_REPO when set, else the payload's `cwd`.
+
+    When the folder has no apm.yaml the error names the fixes that fit a hook (the project is not where
+    the memory is), never `apm-git init <project>`, which would start a second, empty memory.
+    """
+    import os
+
+    from apm_git.errors import NotAMemoryRepo
+    from apm_git.repo import ENV_REPO, open_repo
+
+    chosen = explicit or (Path(os.environ[ENV_REPO]) if os.environ.get(ENV_REPO) else None)
+    if chosen is not None:
+        return open_repo(chosen)
+    folder = Path(payload.cwd) if payload.cwd else Path.cwd()
+    try:
+        return open_repo(folder)
+    except NotAMemoryRepo:
+        raise NotAMemoryRepo(
+            f"the hook's folder {folder} is in no memory repository (no apm.yaml); point the hook at the memory: "
+            f"set {ENV_REPO}=/path/to/memory in the agent's environment, or run "
+            "`apm-git hooks install claude-code --memory /path/to/memory` (or `apm-git init` there when the "
+            "memory belongs inside this project)",
+        ) from None

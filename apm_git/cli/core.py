@@ -78,7 +78,7 @@ def flush_cmd(
 ) -> int:
     """Commit the memory changes of a scope as one commit."""
     from apm_git.commands.flush import flush
-    from apm_git.hookinput import read_payload
+    from apm_git.hookinput import open_hook_repo, read_payload
     from apm_git.repo import open_repo
     from apm_git.scope import scope_for
 
@@ -88,9 +88,9 @@ def flush_cmd(
         session = session or payload.session_id
         if ctx.get_parameter_source("trigger") is click.core.ParameterSource.DEFAULT and payload.trigger:
             trigger = payload.trigger
-        if repo_path is None and payload.cwd:
-            repo_path = Path(payload.cwd)
-    repo = open_repo(repo_path)
+        repo = open_hook_repo(repo_path, payload)
+    else:
+        repo = open_repo(repo_path)
     chosen = scope_for(repo, scope, room, create=create)
     result = flush(repo, trigger=trigger, scope=chosen, session=session, message=message, if_idle=if_idle)
     if result.commit:

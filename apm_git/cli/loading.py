@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from pathlib import Path
 from typing import IO
 
 import click
@@ -39,7 +38,7 @@ def load_cmd(
     """
     from apm_git.cli import load_format
     from apm_git.commands.load import Target, load
-    from apm_git.hookinput import read_payload
+    from apm_git.hookinput import open_hook_repo, read_payload
     from apm_git.repo import open_repo
 
     if main_session and (room is not None or group is not None):
@@ -52,9 +51,10 @@ def load_cmd(
         payload = read_payload(hook_input)
         session = session or payload.session_id
         fresh = payload.detail in FRESH_SOURCES
-        if repo_path is None and payload.cwd:
-            repo_path = Path(payload.cwd)
-    result = load(open_repo(repo_path), Target(group=group, room=room, main=main_session), intent=intent,
+        repo = open_hook_repo(repo_path, payload)
+    else:
+        repo = open_repo(repo_path)
+    result = load(repo, Target(group=group, room=room, main=main_session), intent=intent,
                   budget=budget, session=session, fresh=fresh)
     if fmt == "json":
         click.echo(json.dumps(load_format.as_json(result), indent=2, ensure_ascii=False))

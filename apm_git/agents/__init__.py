@@ -1,0 +1,1 @@
+"""Wiring apm-git into agents: Claude Code settings, timers, transcripts, MCP."""

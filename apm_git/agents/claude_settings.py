@@ -1,0 +1,152 @@
+"""Merge apm-git's hooks into a Claude Code settings file, and take them out again.
+
+The settings file belongs to the user: every other key, every other hook, the key order and the
+indent stay as they were.  apm-git's own hooks are recognised by their command (it starts with
+`apm-git` and reads `--hook-input`), so uninstall takes out exactly what install put in, and a
+second install finds its hooks in place and writes nothing.
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+import shlex
+from pathlib import Path
+from typing import Any
+
+from apm_git import jsontext
+from apm_git.errors import StateError
+
+PROJECT_FILE = Path(".claude") / "settings.json"
+HOOK_FLAG = "--hook-input"
+RECALL_EVENT = "UserPromptSubmit"
+
+
+class BadSettings(StateError):
+    pass
+
+
+def commands(memory: Path | None, *, recall: bool = False) -> dict[str, str]:
+    """The hook command of each event; `--repo` names the memory when it is not the project."""
+    base = "apm-git" + (f" --repo {shlex.quote(str(memory))}" if memory is not None else "")
+    wanted = {
+        "SessionStart": f"{base} load --format claude-hook {HOOK_FLAG} -",
+        "PreCompact": f"{base} flush {HOOK_FLAG} -",
+        "SessionEnd": f"{base} flush {HOOK_FLAG} -",
+    }
+    if recall:
+        wanted[RECALL_EVENT] = f"{base} recall {HOOK_FLAG} -"
+    return wanted
+
+
+def is_ours(hook: object) -> bool:
+    if not isinstance(hook, dict) or not isinstance(hook.get("command"), str):
+        return False
+    try:
+        words = shlex.split(hook["command"])
+    except ValueError:
+        return False
+    return bool(words) and Path(words[0]).name == "apm-git" and HOOK_FLAG in words
+
+
+@dataclasses.dataclass
+class Settings:
+    path: Path
+    data: dict[str, Any]
+    original: bytes | None  # None: the file does not exist
+    indent: int | str
+
+    @classmethod
+    def read(cls, path: Path) -> Settings:
+        try:
+            raw = path.read_bytes()
+        except FileNotFoundError:
+            return cls(path, {}, None, 2)
+        except OSError as error:
+            raise BadSettings(f"{path}: cannot read it ({error.strerror}); make it readable") from None
+        try:
+            data = jsontext.loads(raw.decode("utf-8-sig")) if raw.strip() else {}
+        except (UnicodeDecodeError, json.JSONDecodeError) as error:
+            raise BadSettings(f"{path} is not valid JSON ({error}); fix it by hand, apm-git leaves it as it is") \
+                from None
+        if not isinstance(data, dict):
+            raise BadSettings(f"{path} must hold a JSON object; fix it by hand, apm-git leaves it as it is")
+        hooks = data.get("hooks", {})
+        if not isinstance(hooks, dict) or not all(isinstance(groups, list) for groups in hooks.values()):
+            raise BadSettings(f"{path}: \"hooks\" must map event names to lists; fix it by hand")
+        return cls(path, data, raw, _indent(raw.decode("utf-8-sig", "replace")))
+
+    def render(self) -> bytes:
+        text = json.dumps(self.data, indent=self.indent, ensure_ascii=False)
+        ending = "\n" if self.original is None or self.original.endswith(b"\n") else ""
+        return (text + ending).encode("utf-8")
+
+    def save(self) -> bool:
+        """Write the file when its content changed; True when it was written."""
+        if self.original is not None and jsontext.loads(self.original.decode("utf-8-sig")) == self.data:
+            return False
+        from apm_git.atomic import write_atomic
+
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(self.path, self.render())
+        return True
+
+    def installed(self) -> dict[str, list[str]]:
+        """apm-git's hook commands in this file, by event."""
+        found: dict[str, list[str]] = {}
+        for event, groups in self.data.get("hooks", {}).items():
+            for group in groups:
+                for hook in group.get("hooks", []) if isinstance(group, dict) else []:
+                    if is_ours(hook):
+                        found.setdefault(event, []).append(hook["command"])
+        return found
+
+    def install(self, wanted: dict[str, str]) -> list[str]:
+        """Add each event's command unless that exact command is there; the events added."""
+        present = self.installed()
+        added = []
+        for event, command in wanted.items():
+            if command in present.get(event, []):
+                continue
+            if present.get(event):  # another memory path or an older command: replace ours, keep the rest
+                self._remove(event)
+            hooks = self.data.setdefault("hooks", {})
+            hooks.setdefault(event, []).append({"matcher": "", "hooks": [{"type": "command", "command": command}]})
+            added.append(event)
+        return added
+
+    def uninstall(self) -> list[str]:
+        """Remove every apm-git hook (and the groups, events and `hooks` key left empty by that)."""
+        removed = [event for event in self.installed() if self._remove(event)]
+        if "hooks" in self.data and not self.data["hooks"] and removed:
+            del self.data["hooks"]
+        return removed
+
+    def _remove(self, event: str) -> bool:
+        groups = self.data["hooks"][event]
+        kept = []
+        for group in groups:
+            if isinstance(group, dict) and any(is_ours(hook) for hook in group.get("hooks", [])):
+                rest = [hook for hook in group["hooks"] if not is_ours(hook)]
+                if rest:
+                    kept.append({**group, "hooks": rest})
+            else:
+                kept.append(group)
+        if kept:
+            self.data["hooks"][event] = kept
+        else:
+            del self.data["hooks"][event]
+        return True
+
+
+def _indent(text: str) -> int | str:
+    """The indent the file uses (2 when it has none to show): the first indented line's leading space."""
+    match = re.search(r"\n([ \t]+)\S", text)
+    if match is None:
+        return 2
+    lead = match.group(1)
+    return lead if "\t" in lead else len(lead)
+
+
+def settings_path(*, user: bool, project: Path) -> Path:
+    return (Path.home() / ".claude" / "settings.json") if user else project / PROJECT_FILE

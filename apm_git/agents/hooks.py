@@ -1,0 +1,123 @@
+"""`apm-git hooks install|uninstall|status claude-code`: the operations behind the commands."""
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import subprocess
+from pathlib import Path
+
+from apm_git.agents.claude_settings import RECALL_EVENT, Settings, commands, settings_path
+from apm_git.errors import NotAMemoryRepo, UsageError
+
+STATUS_SESSION = "apm-git-hooks-status"  # the session id of the synthetic payloads (audit ignores it)
+STATUS_TIMEOUT = 60  # seconds per hook command
+NOT_FOUND = 127
+
+
+@dataclasses.dataclass
+class InstallResult:
+    path: str
+    memory: str | None
+    added: list[str]  # events whose hook was added or replaced
+    written: bool
+
+
+def install_claude_code(*, user: bool, project: Path, memory: Path | None, recall: bool) -> InstallResult:
+    from apm_git.repo import open_repo
+
+    if memory is not None:
+        memory = open_repo(memory).root.resolve()
+    elif not user:
+        try:
+            open_repo(project)
+        except NotAMemoryRepo:
+            raise UsageError(
+                f"{project} is in no memory repository: give --memory PATH (a memory repository of its own), "
+                "or run `apm-git init` here first when the memory belongs inside this project",
+            ) from None
+    settings = Settings.read(settings_path(user=user, project=project))
+    added = settings.install(commands(memory, recall=recall))
+    return InstallResult(str(settings.path), str(memory) if memory else None, added, settings.save())
+
+
+@dataclasses.dataclass
+class UninstallResult:
+    path: str
+    removed: list[str]
+    written: bool
+
+
+def uninstall_claude_code(*, user: bool, project: Path) -> UninstallResult:
+    settings = Settings.read(settings_path(user=user, project=project))
+    if settings.original is None:
+        return UninstallResult(str(settings.path), [], False)
+    removed = settings.uninstall()
+    return UninstallResult(str(settings.path), removed, settings.save())
+
+
+@dataclasses.dataclass
+class HookCheck:
+    event: str
+    command: str
+    passed: bool
+    detail: str  # what it printed (first line), or the fix
+
+
+@dataclasses.dataclass
+class Location:
+    where: str  # "project" or "user"
+    path: str
+    exists: bool
+    hooks: list[HookCheck]
+
+
+def status_claude_code(*, project: Path, run: bool = True) -> list[Location]:
+    """Where apm-git's hooks are installed, each command run once with a synthetic payload."""
+    found = []
+    for where, user in (("project", False), ("user", True)):
+        settings = Settings.read(settings_path(user=user, project=project))
+        checks = [
+            check_hook(event, command, project) if run else HookCheck(event, command, True, "not run")
+            for event, listed in settings.installed().items() for command in listed
+        ]
+        found.append(Location(where, str(settings.path), settings.original is not None, checks))
+    return found
+
+
+def synthetic_payload(event: str, project: Path) -> dict[str, str]:
+    payload = {"session_id": STATUS_SESSION, "transcript_path": "", "cwd": str(project), "hook_event_name": event}
+    extra = {"SessionStart": {"source": "startup"}, "PreCompact": {"trigger": "manual", "custom_instructions": ""},
+             "SessionEnd": {"reason": "other"}, RECALL_EVENT: {"prompt": "hooks status check"}}
+    return {**payload, **extra.get(event, {})}
+
+
+def check_hook(event: str, command: str, project: Path) -> HookCheck:
+    """Run the command as Claude Code does (a shell, the payload on stdin, the project as cwd)."""
+    try:
+        proc = subprocess.run(
+            ("/bin/sh", "-c", command), input=json.dumps(synthetic_payload(event, project)), text=True,
+            capture_output=True, cwd=project, timeout=STATUS_TIMEOUT, check=False, env=os.environ.copy(),
+        )
+    except subprocess.TimeoutExpired:
+        return HookCheck(event, command, False, f"took over {STATUS_TIMEOUT} s; Claude Code would cut it off: run "
+                                                "it by hand to see where it hangs (a lock held by another process?)")
+    if proc.returncode == NOT_FOUND:
+        return HookCheck(event, command, False, "apm-git is not on the PATH that hooks see: install it where the "
+                                                "agent's shell finds it (e.g. `pipx install apm-git`), or write its "
+                                                "full path into the command")
+    if proc.returncode != 0:
+        lines = [line for line in proc.stderr.splitlines() if line.strip()]
+        return HookCheck(event, command, False,
+                         f"exit {proc.returncode}: " + (lines[-1] if lines else "no message on stderr"))
+    if event in ("SessionStart", RECALL_EVENT) and proc.stdout.strip():
+        try:
+            context = json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"]
+        except (json.JSONDecodeError, KeyError, TypeError):
+            return HookCheck(event, command, False, "printed something that is not the hook JSON Claude Code reads: "
+                                                    "use --format claude-hook")
+        return HookCheck(event, command, True, f"ok: {len(context):,} characters of additionalContext")
+    if event == RECALL_EVENT:
+        return HookCheck(event, command, True, "ok: nothing matched the test prompt, so nothing was added")
+    first = next((line for line in (proc.stdout + proc.stderr).splitlines() if line.strip()), "ok")
+    return HookCheck(event, command, True, first[:200])
