@@ -92,8 +92,9 @@ def open_hook_repo(explicit: Path | None, payload: HookPayload) -> MemoryRepo:
     try:
         return open_repo(folder)
     except NotAMemoryRepo:
+        what = "does not exist" if not folder.exists() else "is in no memory repository (no apm.yaml)"
         raise NotAMemoryRepo(
-            f"the hook's folder {folder} is in no memory repository (no apm.yaml); point the hook at the memory: "
+            f"the hook's folder {folder} {what}; point the hook at the memory: "
             f"set {ENV_REPO}=/path/to/memory in the agent's environment, or run "
             "`apm-git hooks install claude-code --memory /path/to/memory` (or `apm-git init` there when the "
             "memory belongs inside this project)",

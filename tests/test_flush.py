@@ -159,4 +159,4 @@ def test_hook_input_never_exits_2(repo: MemoryRepo, args: list[str], stdin: str)
 def test_hook_input_outside_a_memory_repository_is_exit_3(tmp_path: Path) -> None:
     payload = json.dumps({**PAYLOADS["pre-compact"], "cwd": str(tmp_path)})
     ran = run_apm("flush", "--hook-input", "-", cwd=tmp_path, input=payload)
-    assert ran.exit_code == 3 and "not inside a git repository" in ran.stderr
+    assert ran.exit_code == 3 and "is in no memory repository" in ran.stderr and "APM_GIT_REPO" in ran.stderr

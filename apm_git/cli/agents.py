@@ -60,27 +60,63 @@ def hooks_group() -> None:
     """Install apm-git's hooks into an agent (Claude Code) and check them."""
 
 
-AGENTS = ("claude-code",)
+AGENTS = ("claude-code", "timer")
 
 
 def _place(user: bool) -> str:
     return "user" if user else "project"
 
 
+def _timer_kind(systemd: bool | None) -> bool:
+    """--systemd or --cron as given; else systemd where systemctl exists, cron otherwise."""
+    import shutil
+
+    return systemd if systemd is not None else shutil.which("systemctl") is not None
+
+
+def _timer_memory(ctx: click.Context, memory: Path | None) -> Path:
+    from apm_git.repo import open_repo
+
+    return open_repo(memory or state(ctx).repo_path).root.resolve()
+
+
+def _timer_report(ctx: click.Context, result: object, verb: str) -> int:
+    from apm_git.agents.timers import TimerResult
+
+    assert isinstance(result, TimerResult)
+    if result.changed:
+        lines = [f"apm-git: {verb} in {result.where}:"] + [f"  {item}" for item in result.changed]
+    else:
+        lines = [f"apm-git: {result.where}: nothing to change"]
+    if result.next_step and result.changed:
+        lines.append(f"  now run: {result.next_step}")
+    emit(ctx, dataclasses.asdict(result), "\n".join(lines))
+    return EXIT_OK
+
+
 @hooks_group.command("install")
 @click.argument("agent", type=click.Choice(AGENTS))
 @click.option("--user/--project", "user", default=False,
-              help="Into ~/.claude/settings.json (every project) or .claude/settings.json of the current "
-                   "directory (the default: --project).")
+              help="claude-code: into ~/.claude/settings.json (every project) or .claude/settings.json of the "
+                   "current directory (the default: --project).")
 @click.option("--memory", type=click.Path(path_type=Path),
-              help="The memory repository, when it is not the project (written into the hook commands).")
+              help="The memory repository, when it is not the project (written into the commands).")
 @click.option("--recall", "with_recall", is_flag=True,
-              help="Also the UserPromptSubmit hook that adds the memory relevant to each prompt.")
+              help="claude-code: also the UserPromptSubmit hook that adds the memory relevant to each prompt.")
+@click.option("--systemd/--cron", "systemd", default=None,
+              help="timer: systemd user units or crontab lines (default: systemd where systemctl exists).")
 @click.pass_context
-def install_cmd(ctx: click.Context, agent: str, user: bool, memory: Path | None, with_recall: bool) -> int:
-    """Merge apm-git's hooks into the agent's settings; everything else in the file stays as it was."""
+def install_cmd(ctx: click.Context, agent: str, user: bool, memory: Path | None, with_recall: bool,
+                systemd: bool | None) -> int:
+    """Merge apm-git's hooks into Claude Code's settings (everything else in the file stays as it was), or
+    install the idle flush and the hourly dream as timers (timer)."""
+    from apm_git.agents import timers
     from apm_git.agents.hooks import install_claude_code
 
+    if agent == "timer":
+        target = _timer_memory(ctx, memory)
+        done = timers.install_systemd(target) if _timer_kind(systemd) else timers.install_cron(target)
+        return _timer_report(ctx, done, "installed")
     memory = memory or state(ctx).repo_path
     result = install_claude_code(user=user, project=Path.cwd(), memory=memory, recall=with_recall)
     where = f"{result.path} ({_place(user)})"
@@ -97,13 +133,20 @@ def install_cmd(ctx: click.Context, agent: str, user: bool, memory: Path | None,
 @hooks_group.command("uninstall")
 @click.argument("agent", type=click.Choice(AGENTS))
 @click.option("--user/--project", "user", default=False,
-              help="From ~/.claude/settings.json or from .claude/settings.json of the current directory "
-                   "(the default: --project).")
+              help="claude-code: from ~/.claude/settings.json or from .claude/settings.json of the current "
+                   "directory (the default: --project).")
+@click.option("--memory", type=click.Path(path_type=Path), help="timer: the memory whose timers to remove.")
+@click.option("--systemd/--cron", "systemd", default=None, help="timer: which kind to remove.")
 @click.pass_context
-def uninstall_cmd(ctx: click.Context, agent: str, user: bool) -> int:
-    """Remove exactly the hooks that install added."""
+def uninstall_cmd(ctx: click.Context, agent: str, user: bool, memory: Path | None, systemd: bool | None) -> int:
+    """Remove exactly the hooks (or timers) that install added."""
+    from apm_git.agents import timers
     from apm_git.agents.hooks import uninstall_claude_code
 
+    if agent == "timer":
+        target = _timer_memory(ctx, memory)
+        done = timers.uninstall_systemd(target) if _timer_kind(systemd) else timers.uninstall_cron(target)
+        return _timer_report(ctx, done, "removed")
     result = uninstall_claude_code(user=user, project=Path.cwd())
     text = (f"apm-git: removed the {', '.join(result.removed)} hook(s) from {result.path}" if result.written
             else f"apm-git: no apm-git hook in {result.path}: nothing changed")
@@ -134,3 +177,53 @@ def status_cmd(ctx: click.Context, no_run: bool) -> int:
         lines.append("apm-git: no hooks installed; run `apm-git hooks install claude-code`")
     emit(ctx, [dataclasses.asdict(place) for place in places], "\n".join(lines))
     return EXIT_FINDINGS if failed else EXIT_OK
+
+
+@cli.command("mcp")
+@click.option("--repo", "repo_path", type=click.Path(path_type=Path),
+              help="The memory repository (same as the global --repo; default: $APM_GIT_REPO or the current one).")
+@click.pass_context
+def mcp_cmd(ctx: click.Context, repo_path: Path | None) -> int:
+    """Serve the memory over MCP on stdio (tools: load, search, journal_add, remember, hit, flush, history,
+    status; resource: the index).  Register it with `claude mcp add apm-git -- apm-git mcp --repo PATH`."""
+    from apm_git.agents.mcp_server import serve
+
+    serve(repo_path or state(ctx).repo_path)
+    return EXIT_OK
+
+
+@cli.command("audit")
+@click.argument("transcripts", nargs=-1, type=click.Path(path_type=Path))
+@click.pass_context
+def audit_cmd(ctx: click.Context, transcripts: tuple[Path, ...]) -> int:
+    """Read Claude Code session transcripts (default: ~/.claude/projects) and list every compaction without a
+    pre-compact flush of its session before it, and every session end without a flush.  Exit 1 when any."""
+    from apm_git.agents.audit import audit
+
+    paths = list(transcripts) or [Path.home() / ".claude" / "projects"]
+    missing_path = next((path for path in paths if not path.exists()), None)
+    if missing_path is not None:
+        from apm_git.errors import StateError
+
+        raise StateError(f"{missing_path} does not exist; give the transcript files or folders to audit")
+    result = audit(state(ctx).repo(), paths)
+    lines = []
+    for item in result.compactions:
+        where = f"{item.transcript}:{item.line}"
+        if item.flushed_by is None:
+            lines.append(f"MISSING compaction at {item.time} (session {item.session}, {where}): no pre-compact "
+                         "flush of this session before it")
+        else:
+            lines.append(f"ok      compaction at {item.time} (session {item.session}): flushed by {item.flushed_by}")
+    for end in result.session_ends:
+        if end.flushed_by is None:
+            lines.append(f"MISSING session end at {end.time} (session {end.session}, {end.transcript}): no flush "
+                         "after its last record")
+        else:
+            lines.append(f"ok      session end at {end.time} (session {end.session}): flushed by {end.flushed_by}")
+    lines += [f"running session {session}: not judged yet" for session in result.running]
+    lines.append(f"{result.transcripts} transcript(s), {len(result.compactions)} compaction(s), "
+                 f"{len(result.session_ends)} session end(s): " +
+                 (f"{result.missing} without a flush" if result.missing else "every one flushed"))
+    emit(ctx, {**dataclasses.asdict(result), "missing": result.missing}, "\n".join(lines))
+    return EXIT_FINDINGS if result.missing else EXIT_OK

@@ -93,6 +93,10 @@ def flush_cmd(
         repo = open_repo(repo_path)
     chosen = scope_for(repo, scope, room, create=create)
     result = flush(repo, trigger=trigger, scope=chosen, session=session, message=message, if_idle=if_idle)
+    if hook_input is not None and session and not result.commit:
+        from apm_git.agents.audit import note_clean_flush
+
+        note_clean_flush(repo, trigger, session)  # no commit to show it, so `audit` reads this note
     if result.commit:
         what = f"{len(result.files)} file(s) as {result.commit[:12]} ({result.trigger}, {result.scope})"
         text = [f"apm-git: flushed {what}"]
@@ -129,7 +133,8 @@ def status_cmd(ctx: click.Context) -> int:
     """Budgets used per file, last flushes, pending items, and when deep sleep and REM are due."""
     from apm_git.commands.status import status
 
-    result = status(state(ctx).repo())
+    repo = state(ctx).repo()
+    result = status(repo)
     lines = ["Files (lines / budget):"]
     for item in result.files:
         budget = f"{item.lines:>4} / {item.budget}" if item.budget is not None else f"{item.lines:>4}"
@@ -143,7 +148,17 @@ def status_cmd(ctx: click.Context) -> int:
         lines.append(f"{due.stage}: {when} (last run: {_when(due.last_run)})")
     if result.uncommitted:
         lines.append(f"Uncommitted memory changes: {len(result.uncommitted)} file(s); run `apm-git flush`")
-    emit(ctx, dataclasses.asdict(result), "\n".join(lines))
+    from apm_git.agents.audit import last_audited
+
+    audited = last_audited(repo)
+    compaction = audited.get("last_compaction") if audited else None
+    if isinstance(compaction, dict):
+        verdict = f"flushed by {compaction.get('flushed_by')}" if compaction.get("flushed_by") else "NOT flushed"
+        lines.append(f"Last compaction audited: {compaction.get('time')} (session {compaction.get('session')}), "
+                     f"{verdict}; audited {audited.get('audited_at') if audited else ''}")
+    else:
+        lines.append("Last compaction audited: none (run `apm-git audit`)")
+    emit(ctx, {**dataclasses.asdict(result), "last_audit": audited}, "\n".join(lines))
     return EXIT_OK
 
 
