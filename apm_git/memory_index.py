@@ -7,7 +7,7 @@ from collections.abc import Collection
 from apm_git import layout, names
 from apm_git.model import index_md
 from apm_git.model.records import parse
-from apm_git.repo import MemoryRepo
+from apm_git.repo import MemoryRepo, TooLarge, megabytes
 
 
 def build_index(repo: MemoryRepo, today: dt.date, exclude: Collection[str] = ()) -> str:
@@ -16,16 +16,33 @@ def build_index(repo: MemoryRepo, today: dt.date, exclude: Collection[str] = ())
     conflicts: list[index_md.Conflict] = []
     budget = 0
     for kind, name in repo.config.routing.items():
-        text = None if name in exclude else repo.read(name)
-        if text is None or any(name == seen for _, seen, _ in categories):
+        if name in exclude or any(name == seen for _, seen, _ in categories):
+            continue
+        try:
+            text = repo.read(name)
+        except TooLarge as error:
+            categories.append((kind, name, _unread(repo, name, error)))
+            budget += repo.config.budget_for(name) or 0
+            continue
+        if text is None:
             continue
         parsed = parse(text)
         categories.append((kind, name, index_md.summarize(name, parsed)))
         conflicts += index_md.conflicts_of(name, parsed.entries)
         budget += repo.config.budget_for(name) or 0
     journals = [name for name in reversed(layout.journals(repo)) if name not in exclude]
-    summaries = [index_md.summarize(name, parse(repo.read(name) or "")) for name in journals]
+    summaries = []
+    for name in journals:
+        try:
+            summaries.append(index_md.summarize(name, parse(repo.read(name) or "")))
+        except TooLarge as error:
+            summaries.append(_unread(repo, name, error))
     return index_md.render(today, categories, summaries, conflicts, budget)
+
+
+def _unread(repo: MemoryRepo, name: str, error: TooLarge) -> index_md.FileSummary:
+    """The index row of a file too large to read: its line count, and why there is no more."""
+    return index_md.FileSummary(name, repo.count_lines(name), "—", (f"not indexed: {megabytes(error.size)}",))
 
 
 def refresh_index(repo: MemoryRepo, today: dt.date, exclude: Collection[str] = ()) -> bool:

@@ -11,7 +11,7 @@ import datetime as dt
 from typing import Any
 
 from apm_git import clock, git, layout, names
-from apm_git.checks import index_fresh, no_secrets
+from apm_git.checks import budget, index_fresh, no_secrets
 from apm_git.checks.gather import WORKTREE, Sides, gather
 from apm_git.checks.run import CHECKS, run_checks
 from apm_git.commit import commit
@@ -36,6 +36,7 @@ class FlushResult:
     created: list[str] = dataclasses.field(default_factory=list)
     findings: list[str] = dataclasses.field(default_factory=list)
     withheld: list[str] = dataclasses.field(default_factory=list)
+    too_large: list[str] = dataclasses.field(default_factory=list)  # withheld: too large to check
     skipped: str | None = None
 
 
@@ -72,7 +73,7 @@ def flush(
             _check(repo, scope, pathspecs, now.date(), result)
             if all(change.path in result.withheld for change in changed):
                 tx.rollback()
-                result.skipped = "nothing to flush: the only changes are withheld (suspected secrets)"
+                result.skipped = "nothing to flush: the only changes are withheld (suspected secrets, files too large)"
                 return result
             _record_flush(repo, scope, now, trigger, session, result.findings)
             # Under the lock only the state file and INDEX.md changed since `changed` was read.
@@ -108,8 +109,9 @@ def _check(repo: MemoryRepo, scope: Scope, pathspecs: list[str], today: dt.date,
         snap = None
     if snap is not None:
         secrets = list(no_secrets.validate(snap))
-        result.withheld = sorted({finding.path for finding in secrets})
-        result.findings += [str(finding) for finding in secrets]
+        result.too_large = sorted(snap.oversized)  # unread, so unchecked: withheld like a secret
+        result.withheld = sorted({finding.path for finding in secrets} | set(result.too_large))
+        result.findings += [str(finding) for finding in [*secrets, *budget.too_large(snap)]]
         snap.leave_out(result.withheld)
     index_error = None
     if scope.covers_dreaming:

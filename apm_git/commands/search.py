@@ -21,7 +21,7 @@ from apm_git import layout, names
 from apm_git.errors import UsageError
 from apm_git.model.records import BOM, Record, has_fence, parse
 from apm_git.model.routing import words
-from apm_git.repo import InvalidUtf8, MemoryRepo, decode
+from apm_git.repo import MAX_FILE_BYTES, MemoryRepo, TooLarge, UnreadableFile, decode
 
 SNIPPET_CHARS = 120
 _RECORD_START = re.compile(r"^## \[", re.MULTILINE)
@@ -144,9 +144,13 @@ def search(
     candidates: list[_Candidate] = []
     for rel in _files(repo, archive_only, group):
         result.files_searched += 1
+        path = repo.memory / rel
         try:
-            text = decode((repo.memory / rel).read_bytes(), repo.repo_path(rel)).removeprefix(BOM)
-        except InvalidUtf8 as error:
+            size = path.stat().st_size
+            if size > MAX_FILE_BYTES:
+                raise TooLarge(repo.repo_path(rel), size)
+            text = decode(path.read_bytes(), repo.repo_path(rel)).removeprefix(BOM)
+        except UnreadableFile as error:
             result.skipped.append(str(error))
             continue
         except OSError as error:
