@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 
 from apm_git import layout, names
 from apm_git.model import index_md
@@ -10,16 +10,28 @@ from apm_git.model.records import parse
 from apm_git.repo import MemoryRepo, TooLarge, megabytes
 
 
-def build_index(repo: MemoryRepo, today: dt.date, exclude: Collection[str] = ()) -> str:
-    """INDEX.md for the files that exist (memory-relative names in `exclude` count as absent)."""
+def build_index(
+    repo: MemoryRepo, today: dt.date, exclude: Collection[str] = (), instead: Mapping[str, str] = {},
+) -> str:
+    """INDEX.md for the files that exist.
+
+    Memory-relative names in `exclude` count as absent, and those in `instead` are read as
+    the text given there: flush builds the index of what it commits, so a file it withholds
+    counts as its committed version (or as absent when it has none), and nothing of its new
+    text (a journal title holding a token) reaches the committed index.
+    """
+
+    def read(name: str) -> str | None:
+        return None if name in exclude else instead[name] if name in instead else repo.read(name)
+
     categories: list[tuple[str, str, index_md.FileSummary]] = []
     conflicts: list[index_md.Conflict] = []
     budget = 0
     for kind, name in repo.config.routing.items():
-        if name in exclude or any(name == seen for _, seen, _ in categories):
+        if any(name == seen for _, seen, _ in categories):
             continue
         try:
-            text = repo.read(name)
+            text = read(name)
         except TooLarge as error:
             categories.append((kind, name, _unread(repo, name, error)))
             budget += repo.config.budget_for(name) or 0
@@ -34,7 +46,7 @@ def build_index(repo: MemoryRepo, today: dt.date, exclude: Collection[str] = ())
     summaries = []
     for name in journals:
         try:
-            summaries.append(index_md.summarize(name, parse(repo.read(name) or "")))
+            summaries.append(index_md.summarize(name, parse(read(name) or "")))
         except TooLarge as error:
             summaries.append(_unread(repo, name, error))
     return index_md.render(today, categories, summaries, conflicts, budget)
@@ -45,9 +57,11 @@ def _unread(repo: MemoryRepo, name: str, error: TooLarge) -> index_md.FileSummar
     return index_md.FileSummary(name, repo.count_lines(name), "—", (f"not indexed: {megabytes(error.size)}",))
 
 
-def refresh_index(repo: MemoryRepo, today: dt.date, exclude: Collection[str] = ()) -> bool:
+def refresh_index(
+    repo: MemoryRepo, today: dt.date, exclude: Collection[str] = (), instead: Mapping[str, str] = {},
+) -> bool:
     """Rewrite INDEX.md when its text would change; True when it did."""
-    text = build_index(repo, today, exclude)
+    text = build_index(repo, today, exclude, instead)
     if repo.read(names.INDEX) == text:
         return False
     repo.write(names.INDEX, text)
