@@ -64,7 +64,9 @@ def test_flush_withholds_a_file_too_large_and_commits_the_rest(repo: MemoryRepo)
     assert (repo.memory / "lessons.md").read_text(encoding="utf-8") == text  # untouched on disk
     assert "Lesson number" not in git(repo.root, "show", "HEAD:memory/lessons.md")
     assert git(repo.root, "status", "--porcelain", "--", "memory").strip() == "M memory/lessons.md"
-    assert f"| lessons.md | {text.count(chr(10))} | — |" in (repo.memory / "INDEX.md").read_text(encoding="utf-8")
+    index = (repo.memory / "INDEX.md").read_text(encoding="utf-8")  # built from the committed lessons.md
+    committed = git(repo.root, "show", "HEAD:memory/lessons.md")
+    assert f"| lessons.md | {committed.count(chr(10))} |" in index
     again = apm(repo.root, "flush")
     assert again.returncode == 0 and "nothing to flush: the only changes are withheld" in again.stdout
 
@@ -85,6 +87,9 @@ def test_load_search_lint_status_and_hit_stay_bounded(repo: MemoryRepo) -> None:
     status = apm(repo.root, "--json", "status")
     lines = {item["file"]: item["lines"] for item in json.loads(status.stdout)["files"]}
     assert lines["memory/lessons.md"] == (repo.memory / "lessons.md").read_bytes().count(b"\n")
+    assert apm(repo.root, "index").returncode == 0
+    index = (repo.memory / "INDEX.md").read_text(encoding="utf-8")
+    assert f"| lessons.md | {lines['memory/lessons.md']} | — |" in index
     hit = apm(repo.root, "--json", "hit", "2026-03-01-small-entry")
     assert hit.returncode == 0, hit.stderr
     assert any("memory/lessons.md is 4.0 MB" in warning for warning in json.loads(hit.stdout)["warnings"])
