@@ -42,13 +42,18 @@ def build_index(
         categories.append((kind, name, index_md.summarize(name, parsed)))
         conflicts += index_md.conflicts_of(name, parsed.entries)
         budget += repo.config.budget_for(name) or 0
-    journals = [name for name in reversed(layout.journals(repo)) if name not in exclude]
+    live = set(layout.journals(repo)) | {name for name in instead if layout.journal_date(name)}
     summaries = []
-    for name in journals:
+    for name in sorted(live, reverse=True):
+        if name in exclude:
+            continue
         try:
-            summaries.append(index_md.summarize(name, parse(read(name) or "")))
+            text = read(name)
         except TooLarge as error:
             summaries.append(_unread(repo, name, error))
+            continue
+        if text is not None:
+            summaries.append(index_md.summarize(name, parse(text)))
     return index_md.render(today, categories, summaries, conflicts, budget)
 
 
