@@ -11,6 +11,7 @@ from apm_git.commands.consolidation import (
     commit_stage,
     counted,
     flush_first,
+    guard_refusal,
     read_memory,
     scored_files,
 )
@@ -31,7 +32,7 @@ def rem(
     started = time.perf_counter()
     flushed = None if dry_run else flush_first(repo, STAGE, lambda: _plan(repo, force, fresh))
     with write_lock(repo):
-        outcome = _plan(repo, force, fresh)
+        outcome = _plan(repo, force or dry_run, fresh)  # a dry run shows the plan the guard would refuse
         plan = outcome.plan
         summary = counted(
             [("archived", len(plan.archivals)), ("proven", len(plan.proven)),
@@ -43,6 +44,8 @@ def rem(
             STAGE, f"{STAGE} {summary}", rem_json(plan, repo.memory_prefix), rem_trailers(plan, repo.memory_prefix),
             flushed=flushed, dry_run=dry_run,
         )
+        if dry_run and not force:
+            result.refused = guard_refusal(STAGE, len(plan.archivals), plan.live, repo.config.rem)
         if not dry_run:
             moves = [(move.source, move.target) for move in plan.journal_moves]
             changes = Changes(outcome.writes, moves, outcome.read)
@@ -59,7 +62,7 @@ def _plan(repo: MemoryRepo, force: bool, fresh: frozenset[str]) -> RemOutcome:
         memory = read_memory(repo)
         outcome.plan.journal_moves = plan_deep_sleep(memory, today, repo.config).journal_moves
         outcome.read.update((move.source, memory.journals[move.source]) for move in outcome.plan.journal_moves)
-    check_guard(STAGE, len(outcome.plan.archivals), outcome.plan.live, repo.config.rem.max_archive_share, force)
+    check_guard(STAGE, len(outcome.plan.archivals), outcome.plan.live, repo.config.rem, force)
     return outcome
 
 
