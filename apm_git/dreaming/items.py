@@ -37,7 +37,7 @@ from apm_git.model.titles import TITLE_CHARS, default_title, normalize_title
 
 NOTE_HEADING = re.compile(r"## (?P<time>\d{1,2}:\d{2})\s*[—–-]+\s*Session Notes\s*", re.IGNORECASE)
 # A time and a time zone say when, not what: `## 2026-04-01 14:25 (Asia/Jakarta)` takes its title from its text.
-_TIME = r"\d{1,2}:\d{2}(?::\d{2})?(?:\s*[A-Z]{2,5}\b)?"
+_TIME = r"\d{1,2}:\d{2}(?::\d{2})?(?:\s*(?:[A-Z]{2,5}\b|[A-Z][A-Za-z]+/[A-Za-z_]+))?"
 _CLOCK = re.compile(rf"^(?:{_TIME})?\s*(?:\([^)]*\))?\s*$|^{_TIME}\s*[—–:-]*\s*")
 NOTE_ITEM = re.compile(r"- \*\*(?P<label>[A-Za-z]+)(?::\*\*|\*\*:)\s*(?P<text>.*)")
 LABELS = {
@@ -119,6 +119,14 @@ def collect_items(journal: str, day: dt.date, parsed: RecordFile) -> list[Journa
 
 
 def _dated_item(journal: str, day: dt.date, index: int, block: Block) -> JournalItem | None:
+    record = dated_record(block)
+    return JournalItem(journal, day, DATED, record, Place(index)) if record is not None else None
+
+
+def dated_record(block: Block, kind: str | None = None, newline: str = "\n") -> Record | None:
+    """The record a dated section (`## 2026-04-01 — Title` and its lines) becomes: every line under the
+    heading kept verbatim as the longer body, the heading itself in `Source:`; None when nothing is under it.
+    `kind`: the kind to give it (default: the one its title names)."""
     dated = dated_heading(block.heading)
     assert dated is not None
     when, title = dated
@@ -132,10 +140,10 @@ def _dated_item(journal: str, day: dt.date, index: int, block: Block) -> Journal
     while extra and not extra[-1].strip():
         extra.pop()
     rendered = render_record(
-        when, title, [kind_of_title(title)], Fitness(when, 0, NOTE_VALUE), body,
-        extra_fields=[("Source", f'heading "{block.heading}"')], extra_lines=extra,
+        when, title, [kind or kind_of_title(title)], Fitness(when, 0, NOTE_VALUE), body,
+        extra_fields=[("Source", f'heading "{block.heading}"')], extra_lines=extra, newline=newline,
     )
-    return JournalItem(journal, day, DATED, reparse(split_lines(rendered)), Place(index))
+    return reparse(split_lines(rendered))
 
 
 def _light_sleep_items(journal: str, day: dt.date, index: int, block: Block) -> list[JournalItem]:
