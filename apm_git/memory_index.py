@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 
 from apm_git import layout, names
 from apm_git.model import index_md
@@ -10,13 +10,25 @@ from apm_git.model.records import parse
 from apm_git.repo import MemoryRepo
 
 
-def build_index(repo: MemoryRepo, today: dt.date, exclude: Collection[str] = ()) -> str:
-    """INDEX.md for the files that exist (memory-relative names in `exclude` count as absent)."""
+def build_index(
+    repo: MemoryRepo, today: dt.date, exclude: Collection[str] = (), instead: Mapping[str, str] = {},
+) -> str:
+    """INDEX.md for the files that exist.
+
+    Memory-relative names in `exclude` count as absent, and those in `instead` are read as
+    the text given there: flush builds the index of what it commits, so a file it withholds
+    counts as its committed version (or as absent when it has none), and nothing of its new
+    text (a journal title holding a token) reaches the committed index.
+    """
+
+    def read(name: str) -> str | None:
+        return None if name in exclude else instead[name] if name in instead else repo.read(name)
+
     categories: list[tuple[str, str, index_md.FileSummary]] = []
     conflicts: list[index_md.Conflict] = []
     budget = 0
     for kind, name in repo.config.routing.items():
-        text = None if name in exclude else repo.read(name)
+        text = read(name)
         if text is None or any(name == seen for _, seen, _ in categories):
             continue
         parsed = parse(text)
@@ -24,13 +36,15 @@ def build_index(repo: MemoryRepo, today: dt.date, exclude: Collection[str] = ())
         conflicts += index_md.conflicts_of(name, parsed.entries)
         budget += repo.config.budget_for(name) or 0
     journals = [name for name in reversed(layout.journals(repo)) if name not in exclude]
-    summaries = [index_md.summarize(name, parse(repo.read(name) or "")) for name in journals]
+    summaries = [index_md.summarize(name, parse(read(name) or "")) for name in journals]
     return index_md.render(today, categories, summaries, conflicts, budget)
 
 
-def refresh_index(repo: MemoryRepo, today: dt.date, exclude: Collection[str] = ()) -> bool:
+def refresh_index(
+    repo: MemoryRepo, today: dt.date, exclude: Collection[str] = (), instead: Mapping[str, str] = {},
+) -> bool:
     """Rewrite INDEX.md when its text would change; True when it did."""
-    text = build_index(repo, today, exclude)
+    text = build_index(repo, today, exclude, instead)
     if repo.read(names.INDEX) == text:
         return False
     repo.write(names.INDEX, text)
