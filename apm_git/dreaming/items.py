@@ -12,8 +12,9 @@ Two dialects of real journals are read too (docs/sections.md):
   title, a kind named by the title's words (else context), its first line as Body, every
   line under the heading verbatim as the longer body, and the heading itself in `Source:`;
 - each `- Candidate:` of an OpenClaw `## Light Sleep` block is one item of kind context:
-  the candidate's text as Body, its indented details as the longer body, `recalls` as
-  hit_count and `confidence` as the value (0.8 and up HIGH, else LOW: deep sleep leaves it).
+  the candidate's text as Body, its lines (`- Candidate: …` and its indented details)
+  verbatim as the longer body, `recalls` as hit_count and `confidence` as the value
+  (0.8 and up HIGH, else LOW: deep sleep leaves it).
 """
 from __future__ import annotations
 
@@ -151,7 +152,7 @@ def _light_sleep_items(journal: str, day: dt.date, index: int, block: Block) -> 
     for candidate in light_sleep_candidates(block):
         value = "HIGH" if candidate.confidence >= CONFIDENT else "LOW"
         title = default_title(candidate.text.split("; ")[0].replace(": ", " ")).lstrip("[") or candidate.text[:60]
-        extra = [strip_eol(block.lines[offset]) for offset in candidate.offsets[1:]]
+        extra = [strip_eol(block.lines[offset]) for offset in candidate.offsets]  # every line, verbatim
         rendered = render_record(
             day, title, ["context"], Fitness(day, candidate.recalls, value), candidate.text,
             extra_fields=[("Source", "OpenClaw Light Sleep candidate")], extra_lines=extra,

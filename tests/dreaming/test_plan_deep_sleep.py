@@ -219,6 +219,9 @@ def test_dated_sections_and_confident_light_sleep_candidates_are_promoted() -> N
     assert "cron bug" not in left and "## 2026-04-08 Evening notes\n- nothing special\n" in left
     assert "- Candidate: Assistant: HEARTBEAT_OK\n  - confidence: 0.00\n" in left  # LOW: stays
     assert "<!-- openclaw:dreaming:light:start -->" in left and "Reflections" not in left
+    (reflection,) = parse(changes.writes["project-context.md"]).entries
+    assert reflection.extra_lines[0].startswith("- Candidate: Reflections: Theme:")  # every line kept verbatim
+    assert reflection.extra_lines[1:] == [line for line in LIGHT.splitlines() if line.startswith("  - ")][:4]
     lesson = parse(changes.writes["lessons.md"]).entries[0]
     assert lesson.extra_lines == ["- The job ran in UTC."] and lesson.title == "Fixed the cron bug"
     assert lesson.field("Source") == 'heading "## 2026-04-08 — Fixed the cron bug"; memory/2026-04-08.md'
