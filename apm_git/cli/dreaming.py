@@ -1,4 +1,4 @@
-"""deep-sleep, rem, dream and history."""
+"""deep-sleep, rem, dream, history and forget."""
 from __future__ import annotations
 
 import dataclasses
@@ -157,3 +157,19 @@ def _import_text(data: dict[str, Any]) -> str:
         lines.append("  carry it out: `apm-git import --plan > plan.json`, edit it if you like, "
                      "then `apm-git import --apply plan.json`")
     return "\n".join(lines)
+
+
+@cli.command("forget")
+@click.argument("entry_ids", nargs=-1, required=True, metavar="ENTRY-ID...")
+@click.option("--reason", required=True, help="Why the entries are deleted (goes into the commit).")
+@click.pass_context
+def forget_cmd(ctx: click.Context, entry_ids: tuple[str, ...], reason: str) -> int:
+    """Delete entries (live or archived) deliberately: one commit with an Apm-Forget trailer each."""
+    from apm_git.commands.forget import forget
+
+    result = forget(state(ctx).repo(), list(entry_ids), reason)
+    lines = [f"apm-git: forgot {len(result.forgotten)} entr{'y' if len(result.forgotten) == 1 else 'ies'} "
+             f"as {result.commit[:12]} ({result.reason})"]
+    lines += [f"  {item.entry_id}  {item.file}" for item in result.forgotten]
+    emit(ctx, dataclasses.asdict(result), "\n".join(lines))
+    return EXIT_OK
