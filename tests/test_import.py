@@ -8,6 +8,8 @@ import shutil
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from apm_git.config import Config
 from apm_git.dreaming.importing import execute_import, import_from_json, import_json, plan_import
@@ -162,3 +164,33 @@ def test_import_on_every_real_workspace_drops_no_line(tmp_path: Path) -> None:
             assert lines_kept(text, path.read_text(encoding="utf-8", errors="replace")) == [], (case.name, path)
         lint = run_apm("lint", "--from-ref", "HEAD~1", "--to-ref", "HEAD", cwd=work)
         assert "apm-record-format" not in lint.stdout, (case.name, lint.stdout)
+
+
+SECTIONS = (
+    "## 2026-05-12 — Fixed the backup bug\n- The cron ran in UTC.\n",
+    "## 2026-05-12 10:15 (Asia/Jakarta)\nChecked the deploy window\n\n",
+    "## 2026-05-13\n",  # nothing under it: not imported
+    "## 14:30 — Session Notes\n- **Decision:** Keep Postgres — pgvector\n  (staging)\n- plain line\n\n",
+    "## 09:00 — Session Notes\n- **Lesson:** Retry the upload — flaky network\n",
+    "## Notes\nfree text\n\n",
+    "```\n## 2026-05-12 — fenced, not a heading\n```\n",
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.sampled_from(SECTIONS), max_size=6), st.sampled_from(["\n", "\r\n"]), st.booleans())
+def test_import_never_drops_a_line(sections: list[str], newline: str, no_final_newline: bool) -> None:
+    text = ("# 2026-05-12\n\n" + "".join(sections)).replace("\n", newline)
+    if no_final_newline:
+        text = text.rstrip("\r\n")
+    files = {"2026-05-12.md": text, "decisions.md": text.replace("# 2026-05-12", "# Decisions")}
+    plan = plan_import(files, ROUTING, {}, TODAY)
+    writes = execute_import(plan, files, ROUTING, {})
+    for name, before in files.items():
+        after = writes.get(name, before)
+        assert lines_kept(before, after) == [], (name, before, after)
+        assert parse(after).render() == after
+        assert after.endswith(newline) == before.endswith(newline)  # the file ends as it did
+    imported = {(item.file, item.entry_id) for item in plan.items}
+    found = {(name, record.id) for name, text in writes.items() for record in parse(text).entries}
+    assert imported <= found  # every item is a well-formed record where it was
