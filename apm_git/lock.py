@@ -1,6 +1,7 @@
 """One writer at a time: apm-git processes on a repository serialize on `.git/apm-git/lock`.
 
-git's own `index.lock` is never touched; a waiter gives up after a bounded time.
+git's own `index.lock` is never touched; a waiter gives up after a bounded time.  Whoever takes
+the lock first finishes a commit that a kill interrupted (apm_git.landing), before it reads anything.
 """
 from __future__ import annotations
 
@@ -24,17 +25,21 @@ def lock_timeout() -> float:
 
 
 @contextlib.contextmanager
-def write_lock(repo: MemoryRepo) -> Iterator[None]:
-    with file_lock(repo.state_dir / "lock", "another apm-git process"):
+def write_lock(repo: MemoryRepo, *, timeout: float | None = None) -> Iterator[None]:
+    from apm_git.landing import finish_interrupted
+
+    with file_lock(repo.state_dir / "lock", "another apm-git process", timeout=timeout):
+        finish_interrupted(repo)
         yield
 
 
 @contextlib.contextmanager
-def file_lock(path: Path, holder: str) -> Iterator[None]:
-    """Hold the lock file `path`; give up after the lock timeout with a LockTimeout naming `holder`."""
+def file_lock(path: Path, holder: str, *, timeout: float | None = None) -> Iterator[None]:
+    """Hold the lock file `path`; give up after `timeout` (default: the lock timeout) with a LockTimeout
+    naming `holder`."""
     from filelock import FileLock, Timeout
 
-    timeout = lock_timeout()
+    timeout = lock_timeout() if timeout is None else timeout
     lock = FileLock(str(path), timeout=timeout)
     try:
         lock.acquire(poll_interval=0.02)
