@@ -10,12 +10,12 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from apm_git import __version__
-from apm_git.errors import EXIT_FINDINGS, EXIT_USAGE, ApmGitError
+from apm_git.errors import EXIT_FINDINGS, EXIT_STATE, EXIT_USAGE, ApmGitError, describe_os_error
 
 HOOK_FLAG = "--hook-input"
 
@@ -65,6 +65,66 @@ def _say_notices() -> None:
             click.echo(f"apm-git: {note}", err=True)
 
 
+def _say_fallback_identity() -> None:
+    """Once per run: the commits were made as apm-git <apm-git@localhost>, git having no identity here."""
+    gateway = sys.modules.get("apm_git.git")  # not imported: no commit was made
+    if gateway is None or not gateway.FALLBACK_COMMITS:
+        return
+    email = gateway.FALLBACK_IDENTITY["GIT_AUTHOR_EMAIL"]
+    click.echo(
+        f"apm-git: NOTE: git has no user identity here, so the commit(s) were made as apm-git <{email}>; "
+        "set yours with `git config --global user.name NAME` and `git config --global user.email EMAIL`",
+        err=True,
+    )
+    gateway.FALLBACK_COMMITS.clear()
+
+
+def safe_streams() -> None:
+    """stdout and stderr that never raise on a character: UTF-8 where the locale says ASCII (LANG=C
+    without Python's UTF-8 mode, as PEP 540 would choose), and a backslash escape for what still
+    cannot be written (a lone surrogate, a character the user's chosen encoding lacks)."""
+    import codecs
+
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is None:
+            continue
+        encoding = codecs.lookup(getattr(stream, "encoding", None) or "ascii").name
+        reconfigure(encoding="utf-8" if encoding == "ascii" else encoding, errors="backslashreplace")
+
+
+if TYPE_CHECKING:
+    _TextType = click.ParamType[str]
+else:  # click before 8.2 has no generic ParamType
+    _TextType = click.ParamType
+
+
+class Utf8Text(_TextType):
+    """Text that goes into memory (an entry, a title, a query, a room id): the UTF-8 its bytes are.
+
+    Under LANG=C without UTF-8 mode Python decodes argv as ASCII and keeps every other byte as a
+    surrogate ("café" arrives as "caf\\udcc3\\udca9"), which no UTF-8 file can hold and no id would
+    match.  Paths are left as the OS gave them: that form is the one the OS opens.
+    """
+
+    name = "text"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        import os
+
+        text = str(value)
+        if text.isascii():
+            return text
+        try:
+            return os.fsencode(text).decode("utf-8")
+        except (UnicodeEncodeError, UnicodeDecodeError):
+            self.fail(f"{text.encode('utf-8', 'backslashreplace').decode()!r} is not valid UTF-8; pass UTF-8 text",
+                      param, ctx)
+
+
+UTF8 = Utf8Text()
+
+
 def _hook_mode(args: Sequence[str]) -> bool:
     return any(arg == HOOK_FLAG or arg.startswith(HOOK_FLAG + "=") for arg in args)
 
@@ -76,12 +136,18 @@ class ApmGroup(click.Group):
         except ApmGitError as error:
             click.echo(f"apm-git: {error}", err=True)
             ctx.exit(error.exit_code)
+        except OSError as error:  # the last net: a refusal of the OS that no layer named more precisely
+            click.echo(f"apm-git: {describe_os_error(error)}", err=True)
+            ctx.exit(EXIT_STATE)
         finally:
+            _say_fallback_identity()
             _say_notices()
 
     def main(self, args: Sequence[str] | None = None, *rest: Any, **kwargs: Any) -> Any:
         argv = list(sys.argv[1:] if args is None else args)
         kwargs["standalone_mode"] = False
+        if args is None:
+            safe_streams()
         try:
             code = super().main(argv, *rest, **kwargs)
         except click.exceptions.Exit as stop:
@@ -122,3 +188,27 @@ from apm_git.cli import (  # noqa: E402  (registers the commands)
     loading,  # noqa: F401  (load, remember, search, hit)
 )
 from apm_git.cli import dreaming as _dreaming  # noqa: E402,F401  (registers deep-sleep, rem, dream, history)
+
+
+def _json_after_subcommand(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    if value:
+        state(ctx).json = True
+
+
+def _accept_json_everywhere(group: click.Group) -> None:
+    """`apm-git lint --json` means `apm-git --json lint`: users put the flag after the command as often as before.
+
+    Added here, once the commands are registered, so no command can forget it; `--json` stays a global
+    option in --help and in the README.
+    """
+    for command in group.commands.values():
+        if isinstance(command, click.Group):
+            _accept_json_everywhere(command)
+        elif not any("--json" in param.opts for param in command.params):
+            command.params.append(click.Option(
+                ["--json"], is_flag=True, expose_value=False, callback=_json_after_subcommand,
+                help="Same as the global --json.",
+            ))
+
+
+_accept_json_everywhere(cli)

@@ -7,7 +7,7 @@ from typing import IO
 
 import click
 
-from apm_git.cli import cli, emit, state
+from apm_git.cli import UTF8, cli, emit, state
 from apm_git.config import KINDS
 from apm_git.errors import EXIT_OK
 from apm_git.model.fitness import VALUES
@@ -44,10 +44,10 @@ def journal_group() -> None:
 
 
 @journal_group.command("add")
-@click.argument("text")
+@click.argument("text", type=UTF8)
 @click.option("--kind", required=True, type=click.Choice(KINDS), help="What the item is.")
-@click.option("--title", help="Record title (default: the first words of TEXT).")
-@click.option("--tags", help="Extra tags, comma-separated.")
+@click.option("--title", type=UTF8, help="Record title (default: the first words of TEXT).")
+@click.option("--tags", type=UTF8, help="Extra tags, comma-separated.")
 @click.option("--value", type=click.Choice(VALUES), default="MEDIUM", show_default=True,
               help="decision_value of the entry.")
 @click.pass_context
@@ -64,16 +64,17 @@ def journal_add_cmd(ctx: click.Context, text: str, kind: str, title: str | None,
 @click.option("--trigger", type=click.Choice(FLUSH_TRIGGERS), default="manual",
               show_default=True, help="What asked for the flush (taken from --hook-input when not given).")
 @click.option("--scope", help="all, main or group:NAME (default: all).")
-@click.option("--room", help="Room id; flushes the group it maps to in group_names.json.")
-@click.option("-m", "--message", help="Commit message body.")
+@click.option("--room", type=UTF8, help="Room id; flushes the group it maps to in group_names.json.")
+@click.option("-m", "--message", type=UTF8, help="Commit message body.")
 @click.option("--hook-input", "hook_input", type=click.File("r", encoding="utf-8"),
               help="Agent hook payload (JSON) from FILE or - for stdin: session, trigger and cwd.")
 @click.option("--if-idle", is_flag=True, help="Flush only when the newest change is flush.idle_minutes old.")
-@click.option("--session", help="Session id for the Apm-Session trailer.")
+@click.option("--session", type=UTF8, help="Session id for the Apm-Session trailer.")
+@click.option("--create", is_flag=True, help="Allow --scope group:NAME to start a group that does not exist yet.")
 @click.pass_context
 def flush_cmd(
     ctx: click.Context, trigger: str, scope: str | None, room: str | None, message: str | None,
-    hook_input: IO[str] | None, if_idle: bool, session: str | None,
+    hook_input: IO[str] | None, if_idle: bool, session: str | None, create: bool,
 ) -> int:
     """Commit the memory changes of a scope as one commit."""
     from apm_git.commands.flush import flush
@@ -90,9 +91,8 @@ def flush_cmd(
         if repo_path is None and payload.cwd:
             repo_path = Path(payload.cwd)
     repo = open_repo(repo_path)
-    result = flush(
-        repo, trigger=trigger, scope=scope_for(repo, scope, room), session=session, message=message, if_idle=if_idle,
-    )
+    chosen = scope_for(repo, scope, room, create=create)
+    result = flush(repo, trigger=trigger, scope=chosen, session=session, message=message, if_idle=if_idle)
     if result.commit:
         what = f"{len(result.files)} file(s) as {result.commit[:12]} ({result.trigger}, {result.scope})"
         text = [f"apm-git: flushed {what}"]

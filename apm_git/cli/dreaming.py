@@ -7,6 +7,7 @@ from typing import IO, Any
 
 import click
 
+from apm_git import jsontext
 from apm_git.cli import cli, emit, state
 from apm_git.errors import EXIT_FINDINGS, EXIT_OK, UsageError
 from apm_git.model.trailers import CONSOLIDATION
@@ -15,13 +16,21 @@ from apm_git.model.trailers import CONSOLIDATION
 def _stage_text(result: Any) -> str:
     if result.dry_run:
         head = f"apm-git: {result.subject} (dry run: nothing changed)"
+        if result.refused:
+            head += "; a real run would be REFUSED by the mass-archive guard"
     elif result.commit is None:
         head = f"apm-git: {result.subject}; nothing changed since the last run, so no commit"
     else:
         head = f"apm-git: {result.subject}; committed {result.commit[:12]}"
         if result.flushed:
             head += f" (uncommitted memory flushed first as {result.flushed[:12]})"
-    lines = [head] + [f"  {CONSOLIDATION.get(key, key)}: {value}" for key, value in result.trailers]
+    guarded = "  <- the guard refuses the run for these" if result.refused else ""
+    lines = [head] + [
+        f"  {CONSOLIDATION.get(key, key)}: {value}{guarded if key == 'Apm-Archive' else ''}"
+        for key, value in result.trailers
+    ]
+    if result.refused:
+        lines.append(f"  guard: {result.refused}; `--force` carries the run out as shown")
     return "\n".join(lines)
 
 
@@ -46,7 +55,7 @@ def deep_sleep_cmd(ctx: click.Context, show_plan: bool, plan_file: IO[str] | Non
     plan_data = None
     if plan_file is not None:
         try:
-            plan_data = json.load(plan_file)
+            plan_data = jsontext.loads(plan_file.read())
         except (json.JSONDecodeError, UnicodeDecodeError) as error:
             where = (f"{plan_file.name}:{error.lineno}: not valid JSON ({error.msg})"
                      if isinstance(error, json.JSONDecodeError)

@@ -11,6 +11,7 @@ from apm_git.commands.consolidation import (
     commit_stage,
     counted,
     flush_first,
+    guard_refusal,
     read_memory,
     scored_files,
 )
@@ -25,12 +26,15 @@ from apm_git.repo import MemoryRepo
 STAGE = "rem"
 
 
-def rem(repo: MemoryRepo, *, dry_run: bool = False, force: bool = False) -> StageResult:
+def rem(
+    repo: MemoryRepo, *, dry_run: bool = False, force: bool = False, fresh: frozenset[str] = frozenset(),
+) -> StageResult:
+    """`fresh`: ids promoted earlier in the same run (by `dream`'s deep sleep), never archived by this one."""
     started = time.perf_counter()
     finish_pending(repo, wait=not dry_run)  # an interrupted commit first: the plan reads the work tree
-    flushed = None if dry_run else flush_first(repo, STAGE, lambda: _plan(repo, force))
+    flushed = None if dry_run else flush_first(repo, STAGE, lambda: _plan(repo, force, fresh))
     with write_lock(repo):
-        outcome = _plan(repo, force)
+        outcome = _plan(repo, force or dry_run, fresh)  # a dry run shows the plan the guard would refuse
         plan = outcome.plan
         summary = counted(
             [("archived", len(plan.archivals)), ("proven", len(plan.proven)),
@@ -42,23 +46,25 @@ def rem(repo: MemoryRepo, *, dry_run: bool = False, force: bool = False) -> Stag
             STAGE, f"{STAGE} {summary}", rem_json(plan, repo.memory_prefix), rem_trailers(plan, repo.memory_prefix),
             flushed=flushed, dry_run=dry_run,
         )
+        if dry_run and not force:
+            result.refused = guard_refusal(STAGE, len(plan.archivals), plan.live, repo.config.rem)
         if not dry_run:
             moves = [(move.source, move.target) for move in plan.journal_moves]
             changes = Changes(outcome.writes, moves, outcome.read)
-            commit_stage(repo, result, changes, _body(plan), plan.day)
+            commit_stage(repo, result, changes, _body(plan, repo.memory_prefix), plan.day)
     result.elapsed = time.perf_counter() - started
     return result
 
 
-def _plan(repo: MemoryRepo, force: bool) -> RemOutcome:
+def _plan(repo: MemoryRepo, force: bool, fresh: frozenset[str]) -> RemOutcome:
     today = clock.today()
     files = {name: repo.read(name) or "" for name in scored_files(repo)}
-    outcome = plan_rem(files, repo.read(layout.archive_file(today)), today, repo.config)
+    outcome = plan_rem(files, repo.read(layout.archive_file(today)), today, repo.config, fresh)
     if _old_journals(repo, today):  # worth asking deep sleep which of them have nothing left to promote
         memory = read_memory(repo)
         outcome.plan.journal_moves = plan_deep_sleep(memory, today, repo.config).journal_moves
         outcome.read.update((move.source, memory.journals[move.source]) for move in outcome.plan.journal_moves)
-    check_guard(STAGE, len(outcome.plan.archivals), outcome.plan.live, repo.config.rem.max_archive_share, force)
+    check_guard(STAGE, len(outcome.plan.archivals), outcome.plan.live, repo.config.rem, force)
     return outcome
 
 
@@ -67,10 +73,10 @@ def _old_journals(repo: MemoryRepo, today: dt.date) -> list[str]:
     return [name for name in layout.journals(repo) if (today - (layout.journal_date(name) or today)).days > limit]
 
 
-def _body(plan: RemPlan) -> str:
+def _body(plan: RemPlan, prefix: str) -> str:
     lines = [f"REM of {plan.day.isoformat()}: survival merge of {plan.live} live entries."]
     lines += [
-        f"{file} stays over budget ({count} > {budget} lines): only proven or conflicting entries are left to archive."
-        for file, count, budget in plan.over_budget
+        f"{prefix}/{over.file} stays over budget ({over.lines} > {over.budget} lines): {over.why()}."
+        for over in plan.over_budget
     ]
     return "\n".join(lines)

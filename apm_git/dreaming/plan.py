@@ -76,6 +76,31 @@ class Supersession:
     summary: str
 
 
+@dataclasses.dataclass(frozen=True)
+class OverBudget:
+    """A file REM leaves over its budget, and what is left in it that REM may not move."""
+
+    file: str
+    lines: int
+    budget: int
+    prose: int  # lines outside records (never moved by consolidation)
+    protected: int  # proven or conflicting entries
+    fresh: int = 0  # entries promoted in the same run
+
+    def why(self) -> str:
+        if self.prose >= self.budget:
+            return (f"its {self.prose} lines of prose alone pass the budget, and consolidation never moves prose "
+                    "(split or trim it by hand, or raise its budget in apm.yaml)")
+        parts = []
+        if self.prose:
+            parts.append(f"{self.prose} lines of prose that consolidation does not move")
+        if self.protected:
+            parts.append(f"{self.protected} proven or conflicting entr{'y' if self.protected == 1 else 'ies'}")
+        if self.fresh:
+            parts.append(f"{self.fresh} entr{'y' if self.fresh == 1 else 'ies'} promoted in this run")
+        return "what is left is " + " and ".join(parts) if parts else "nothing is left to archive"
+
+
 @dataclasses.dataclass
 class DeepSleepPlan:
     day: dt.date
@@ -94,7 +119,7 @@ class RemPlan:
     supersessions: list[Supersession] = dataclasses.field(default_factory=list)
     archivals: list[Archival] = dataclasses.field(default_factory=list)
     journal_moves: list[JournalMove] = dataclasses.field(default_factory=list)
-    over_budget: list[tuple[str, int, int]] = dataclasses.field(default_factory=list)  # file, lines, budget
+    over_budget: list[OverBudget] = dataclasses.field(default_factory=list)
 
 
 # --------------------------------------------------------------------------- JSON
@@ -141,7 +166,11 @@ def rem_json(plan: RemPlan, prefix: str) -> dict[str, Any]:
             for a in plan.archivals
         ],
         "journals": [{"from": at(m.source), "to": at(m.target)} for m in plan.journal_moves],
-        "over_budget": [{"file": at(f), "lines": n, "budget": b} for f, n, b in plan.over_budget],
+        "over_budget": [
+            {"file": at(o.file), "lines": o.lines, "budget": o.budget, "prose": o.prose, "protected": o.protected,
+             "fresh": o.fresh}
+            for o in plan.over_budget
+        ],
     }
 
 
@@ -149,6 +178,11 @@ def deep_sleep_from_json(data: Any, prefix: str, today: dt.date) -> DeepSleepPla
     """Read a (possibly hand-edited) plan; its structure only: `validate` checks it against the files."""
     if not isinstance(data, dict):
         raise PlanRefused("the plan must be a JSON object as printed by `apm-git deep-sleep --plan`")
+    if data.get("version", PLAN_VERSION) != PLAN_VERSION:
+        raise PlanRefused(
+            f"the plan has version {data.get('version')!r}; this apm-git reads version {PLAN_VERSION} only: "
+            "print a fresh plan with `apm-git deep-sleep --plan`",
+        )
     if data.get("stage", "deep-sleep") != "deep-sleep":
         raise PlanRefused(f"the plan is for stage {data.get('stage')!r}, not deep-sleep")
     unknown = set(data) - {"version", "stage", "date", "promote", "archive", "journals", "kept"}
@@ -162,7 +196,7 @@ def deep_sleep_from_json(data: Any, prefix: str, today: dt.date) -> DeepSleepPla
             raise PlanRefused(f"{where}.copies must be a list of journal paths")
         plan.promotions.append(Promotion(
             _text(item, "id", where), _path(item, "from", where, prefix), _path(item, "to", where, prefix),
-            str(item.get("reason", "edited plan")), tuple(_rel(copy, f"{where}.copies", prefix) for copy in copies),
+            _reason(item), tuple(_rel(copy, f"{where}.copies", prefix) for copy in copies),
         ))
     for number, item in enumerate(_list(data, "archive")):
         where = f"archive[{number}]"
@@ -170,12 +204,18 @@ def deep_sleep_from_json(data: Any, prefix: str, today: dt.date) -> DeepSleepPla
         points = raw_score if isinstance(raw_score, int) and not isinstance(raw_score, bool) else 0
         plan.archivals.append(Archival(
             _text(item, "id", where), _path(item, "from", where, prefix), _path(item, "to", where, prefix),
-            points, "budget",
+            points, _reason(item),
         ))
     for number, item in enumerate(_list(data, "journals")):
         where = f"journals[{number}]"
         plan.journal_moves.append(JournalMove(_path(item, "from", where, prefix), _path(item, "to", where, prefix)))
     return plan
+
+
+def _reason(item: dict[str, Any]) -> str:
+    """The reason an edited plan gives for a move (kept as written, on one line), else `edited plan`."""
+    reason = item.get("reason")
+    return " ".join(reason.split()) if isinstance(reason, str) and reason.strip() else "edited plan"
 
 
 def _list(data: dict[str, Any], key: str) -> list[dict[str, Any]]:

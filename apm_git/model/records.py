@@ -1,10 +1,15 @@
 """Record files (DESIGN 2.1): a lossless parse of Markdown memory into records.
 
 A file is a preamble (everything before the first `## ` heading) followed by
-blocks, each a `## ` heading and every line up to the next one.  A block whose
-heading starts with `## [` is a record; it may be malformed, and then carries
-the problems that lint reports while its text stays exactly as it was.  Every
-line keeps its own line end, so `parse(text).render() == text` for any text.
+sections (`Block`), each a `## ` heading and every line up to the next one.  A
+section is a record when it is one or tries to be one: its heading reads
+`## [<a date>] …` (the bracket holds something shaped like a date), or a record
+field (`- Tags:`, `- Fitness:`) follows its heading.  A record may be malformed,
+and then carries the problems that lint reports while its text stays exactly as
+it was.  Every other section (`## Notes`, `## 2026-05-13 — Title`,
+`## [18:10] Deploy`) is ordinary free-form memory: never a finding, kept as it is
+(apm_git.model.sections names the dialects among them).  Every line keeps its
+own line end, so `parse(text).render() == text` for any text.
 """
 from __future__ import annotations
 
@@ -23,9 +28,13 @@ OPTIONAL_FIELDS = ("Source", "Supersedes", "Superseded-by", "Merged", "Conflicts
 KNOWN_FIELDS = frozenset(REQUIRED_FIELDS + OPTIONAL_FIELDS)
 
 _HEADER = re.compile(r"## \[(?P<date>[^\]]*)\](?P<rest>.*)")
+# What a bracket must hold for a heading to try to be a record: four digits, a separator, more digits.
+_DATE_SHAPED = re.compile(r"\s*\d{4}\s*[-/.]\s*\d")
+_FIELD_START = re.compile(r"- (?:Tags|Fitness):")
 _FIELD = re.compile(r"- (?P<name>[A-Z][A-Za-z-]*):(?: (?P<value>.*)|)")
 FENCES = ("```", "~~~")
-_FENCE = re.compile(r" {0,3}(```|~~~)")
+_FENCE_OPEN = re.compile(r" {0,3}(?P<fence>`{3,}|~{3,})(?P<info>.*)")
+_FENCE_CLOSE = re.compile(r" {0,3}(?P<fence>`{3,}|~{3,})[ \t]*")
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
@@ -205,6 +214,12 @@ class RecordFile:
     def line_count(self) -> int:
         return len(self.preamble.lines) + sum(len(block.lines) for block in self.blocks)
 
+    @property
+    def prose_lines(self) -> int:
+        """Lines outside the well-formed records (preamble, ordinary sections, malformed records):
+        what consolidation never moves, so never makes room by."""
+        return self.line_count - sum(len(record.lines) for record in self.entries)
+
     def problems(self) -> Iterator[Problem]:
         for record in self.records:
             yield from record.problems
@@ -214,12 +229,14 @@ def parse(text: str) -> RecordFile:
     bom = BOM if text.startswith(BOM) else ""
     lines = split_lines(text[len(bom):])
     starts: list[int] = []
-    in_fence = False
+    fence = ""
     for index, line in enumerate(lines):
-        if _FENCE.match(line):
-            in_fence = not in_fence
-        elif not in_fence and line.startswith("## "):
+        if fence:
+            fence = "" if _closes(fence, strip_eol(line)) else fence
+        elif line.startswith("## "):
             starts.append(index)
+        else:
+            fence = _opens(strip_eol(line))
     first = starts[0] if starts else len(lines)
     preamble = Block(lines[:first], 1)
     blocks: list[Block] = []
@@ -229,14 +246,40 @@ def parse(text: str) -> RecordFile:
     return RecordFile(bom, preamble, blocks)
 
 
+def _opens(line: str) -> str:
+    """The fence `line` opens (CommonMark: 3+ backticks or tildes; a backtick fence's info has no backtick)."""
+    match = _FENCE_OPEN.match(line)
+    if not match or (match["fence"][0] == "`" and "`" in match["info"]):
+        return ""
+    return match["fence"]
+
+
+def _closes(fence: str, line: str) -> bool:
+    """Whether `line` closes `fence`: the same character, at least as many, nothing after but blanks."""
+    match = _FENCE_CLOSE.fullmatch(line)
+    return match is not None and match["fence"][0] == fence[0] and len(match["fence"]) >= len(fence)
+
+
 def _parse_block(lines: list[str], line_no: int) -> Block:
-    match = _HEADER.fullmatch(strip_eol(lines[0]))
-    if not match:
+    heading = strip_eol(lines[0])
+    match = _HEADER.fullmatch(heading)
+    if match and _DATE_SHAPED.match(match["date"]):
+        record = Record(lines, line_no)
+        _parse_header(record, match)
+    elif len(lines) > 1 and _FIELD_START.match(lines[1]):
+        # Record fields under another heading: a record whose header is wrong.
+        record = Record(lines, line_no, title=heading[3:].strip())
+        record.problems.append(Problem(line_no, "header must be '## [YYYY-MM-DD] Title'"))
+    else:
         return Block(lines, line_no)
-    record = Record(lines, line_no)
-    _parse_header(record, match)
     _parse_fields(record)
     return record
+
+
+def is_record_heading(line: str) -> bool:
+    """Whether a `## ` line starts a record on its own (`## [<a date>] …`), fields aside."""
+    match = _HEADER.fullmatch(strip_eol(line))
+    return bool(match and _DATE_SHAPED.match(match["date"]))
 
 
 def _parse_header(record: Record, match: re.Match[str]) -> None:
