@@ -222,6 +222,7 @@ class Outcome:
     command: str
     how: str  # the kill point, or the random delay
     killed: bool
+    entries: int  # entry ids present before the run
     lost: list[str] = dataclasses.field(default_factory=list)
     problems: list[str] = dataclasses.field(default_factory=list)
     finished: bool = False  # the next command finished an interrupted commit
@@ -269,7 +270,7 @@ def _last_line(text: str) -> str:
 
 def check(root: Path, command: str, how: str, killed: bool, before: set[str]) -> Outcome:
     """The next command runs; nothing may be lost, and the repository must be sound."""
-    outcome = Outcome(command, how, killed)
+    outcome = Outcome(command, how, killed, len(before))
     following = run((*APM, "flush"), root, check=False)
     outcome.finished = "finished `" in following.stderr
     if following.returncode != 0:
@@ -329,14 +330,30 @@ def main(argv: Sequence[str] | None = None) -> int:
             totals.setdefault(outcome.command, []).append(outcome)
             if outcome.lost or outcome.problems:
                 print(f"FAIL {outcome.command} {outcome.how}: lost {outcome.lost} {outcome.problems}", file=sys.stderr)
-    print(f"{'command':<11} {'runs':>5} {'killed':>7} {'finished':>9} {'entries lost':>13} {'problems':>9}")
-    for command, outcomes in totals.items():
-        print(f"{command:<11} {len(outcomes):>5} {sum(o.killed for o in outcomes):>7} "
-              f"{sum(o.finished for o in outcomes):>9} {sum(len(o.lost) for o in outcomes):>13} "
-              f"{sum(len(o.problems) for o in outcomes):>9}")
+    report(totals)
     print(f"total time {time.perf_counter() - started:.0f}s (seed {args.seed})")
     failed = any(o.lost or o.problems for outcomes in totals.values() for o in outcomes)
     return 1 if failed else 0
+
+
+def report(totals: dict[str, list[Outcome]]) -> None:
+    """One row per command and way of killing; the strace rows count their kill points by syscall."""
+    print(f"{'command':<11} {'kill':<7} {'runs':>5} {'killed':>7} {'finished':>9} {'entries':>8} {'lost':>5} "
+          f"{'problems':>9}  kill points")
+    everything = [outcome for outcomes in totals.values() for outcome in outcomes]
+    for command, outcomes in [*totals.items(), ("all", everything)]:
+        for kind in ("strace", "random"):
+            rows = [o for o in outcomes if o.how.startswith("after ") == (kind == "random")]
+            if not rows:
+                continue
+            calls: dict[str, int] = {}
+            for row in rows if kind == "strace" else []:
+                name = row.how.split("#", 1)[0]
+                calls[name] = calls.get(name, 0) + 1
+            points = ", ".join(f"{name} {count}" for name, count in sorted(calls.items()))
+            print(f"{command:<11} {kind:<7} {len(rows):>5} {sum(o.killed for o in rows):>7} "
+                  f"{sum(o.finished for o in rows):>9} {max(o.entries for o in rows):>8} "
+                  f"{sum(len(o.lost) for o in rows):>5} {sum(len(o.problems) for o in rows):>9}  {points}")
 
 
 if __name__ == "__main__":
