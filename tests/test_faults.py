@@ -1,7 +1,9 @@
 """The fault suite: real apm-git processes killed (SIGKILL) at each write and rename point and at random moments.
 
 The kill points come from `strace -e inject=…:signal=SIGKILL` (benchmarks/faults.py holds the
-harness; its full sweep gives the figures of benchmarks/README.md).  After each kill the next
+harness; its full sweep gives the figures of benchmarks/README.md).  The sweeps take minutes and are
+left out of a plain run (`pytest -m sweep` runs them; .ci/run does); the deep-sleep rename sweep and
+one test per recovery case always run.  After each kill the next
 command runs, and nothing may be lost: every entry id present before is live, archived, merged
 or superseded in the work tree or HEAD; `git fsck` is clean; no temporary file is tracked; the
 next `dream` succeeds.  Skipped, with the reason, where strace is missing or may not trace.
@@ -24,6 +26,7 @@ from faults import APM, Outcome, Point, census, copy, kill_points, prepare, run,
 
 NO_STRACE = faults.strace_works()
 needs_strace = pytest.mark.skipif(NO_STRACE is not None, reason=f"no strace kill points: {NO_STRACE}")
+sweep = [pytest.mark.slow, pytest.mark.sweep]  # minutes each: left out of a plain run, `pytest -m sweep` runs them
 JOURNAL = Path(".git/apm-git/commit-journal.json")
 
 
@@ -152,7 +155,7 @@ def test_a_temporary_file_a_kill_left_is_swept_never_committed(work: Path) -> No
 @needs_strace
 @pytest.mark.parametrize("command", [
     "deep-sleep",  # the issue's case, in every run of the suite; the others are slow
-    *(pytest.param(command, marks=pytest.mark.slow) for command in faults.COMMANDS if command != "deep-sleep"),
+    *(pytest.param(command, marks=sweep) for command in faults.COMMANDS if command != "deep-sleep"),
 ])
 def test_every_rename_point(work: Path, command: str) -> None:
     """Killed at each rename (and unlink) of the apm-git process: the next command loses nothing."""
@@ -170,6 +173,7 @@ def test_every_rename_point(work: Path, command: str) -> None:
 
 @needs_strace
 @pytest.mark.slow
+@pytest.mark.sweep
 def test_every_write_point_of_deep_sleep(work: Path) -> None:
     """Killed at each opening for writing, write and fsync of a repository file (deep sleep touches the most)."""
     folder = work / "writes"
@@ -181,6 +185,7 @@ def test_every_write_point_of_deep_sleep(work: Path) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.sweep
 @pytest.mark.parametrize("command", faults.COMMANDS)
 def test_random_moments(work: Path, command: str) -> None:
     """Killed after a random delay (seeded): the next command loses nothing."""

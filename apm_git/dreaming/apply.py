@@ -9,6 +9,7 @@ a run killed after it is finished by the next apm-git command (docs/crash-safety
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Collection
 from pathlib import Path
 
 from apm_git import clock, git, layout, names
@@ -92,7 +93,9 @@ def _planned(repo: MemoryRepo, changes: Changes, stage: str, today: dt.date) -> 
     dreaming[f"last_{stage.replace('-', '_')}"] = clock.stamp()
     planned[names.FLUSH_STATE] = (current(names.FLUSH_STATE), flush_state_text(state).encode("utf-8"))
     texts = {rel: None if after is None else after.decode("utf-8") for rel, (_, after) in planned.items()}
-    planned[names.INDEX] = (current(names.INDEX), build_index(repo, today, planned=texts).encode("utf-8"))
+    absent, committed = _as_committed(repo, {*planned, names.INDEX})
+    index = build_index(repo, today, exclude=absent, instead={**committed, **texts})
+    planned[names.INDEX] = (current(names.INDEX), index.encode("utf-8"))
     return planned
 
 
@@ -129,6 +132,25 @@ def _unwritable(stage: str, error: OSError) -> StateError:
         f"{stage} could not write the memory ({error.strerror or error}{where}); nothing was changed — "
         "fix that, then run it again",
     )
+
+
+def _as_committed(repo: MemoryRepo, touched: Collection[str]) -> tuple[list[str], dict[str, str]]:
+    """The memory files this run leaves alone but that differ from HEAD: new ones, and the committed text of the rest.
+
+    INDEX.md describes the commit, so nothing of a file the commit lacks reaches it: a journal
+    that flush left out for a suspected secret lends no title to the committed index.
+    """
+    changes = [change for change in git.status(repo.root, [repo.memory_prefix])
+               if (repo.memory_rel(change.path) or change.path) not in touched]
+    blobs = git.cat_files(repo.root, [f"HEAD:{change.path}" for change in changes]) if git.head(repo.root) else {}
+    absent, committed = [], {}
+    for change in changes:
+        rel, blob = repo.memory_rel(change.path) or change.path, blobs.get(f"HEAD:{change.path}")
+        if blob is None:
+            absent.append(rel)
+        else:
+            committed[rel] = blob.decode("utf-8", "replace")
+    return absent, committed
 
 
 def dirty(repo: MemoryRepo, rels: list[str]) -> list[str]:
