@@ -36,8 +36,8 @@ def build_index(
         categories.append((kind, name, index_md.summarize(name, parsed)))
         conflicts += index_md.conflicts_of(name, parsed.entries)
         budget += repo.config.budget_for(name) or 0
-    present = {*layout.journals(repo), *(name for name in instead if layout.journal_date(name))}
-    journals = {name: read(name) for name in sorted(present, reverse=True)}
+    live = set(layout.journals(repo)) | {name for name in instead if layout.journal_date(name)}
+    journals = {name: read(name) for name in sorted(live, reverse=True) if name not in exclude}
     summaries = [index_md.summarize(name, parse(text)) for name, text in journals.items() if text is not None]
     return index_md.render(today, categories, summaries, conflicts, budget)
 
