@@ -1,4 +1,4 @@
-"""Put memory files back as they were when an operation fails part-way (a flush's INDEX.md and state file).
+"""Put memory files back as they were when an operation fails part-way (a flush's INDEX.md and state file, forget).
 
 A Transaction snapshots the bytes of every file before it is first written (and notes every
 folder it creates); `rollback` gives each file its bytes back and removes what was created.
@@ -48,6 +48,13 @@ class Transaction:
             created.mkdir()
             self.created_dirs.append(created)
         return path
+
+    def write(self, rel: str, text: str, *, read: str | None = None) -> None:
+        """Replace `rel` with `text`; with `read`, only if the file still holds that text ("": no file)."""
+        path = self.guard(rel)
+        if read is not None and (self.saved[rel] or b"") != read.encode("utf-8"):
+            raise EditedMeanwhile(rel)
+        write_atomic(path, text.encode("utf-8"))
 
     def rollback(self) -> None:
         for rel, data in reversed(self.saved.items()):
