@@ -11,14 +11,15 @@ from apm_git.repo import MemoryRepo, TooLarge, megabytes
 
 
 def build_index(
-    repo: MemoryRepo, today: dt.date, exclude: Collection[str] = (), instead: Mapping[str, str] = {},
+    repo: MemoryRepo, today: dt.date, exclude: Collection[str] = (), instead: Mapping[str, str | None] = {},
 ) -> str:
     """INDEX.md for the files that exist.
 
     Memory-relative names in `exclude` count as absent, and those in `instead` are read as
-    the text given there: flush builds the index of what it commits, so a file it withholds
-    counts as its committed version (or as absent when it has none), and nothing of its new
-    text (a journal title holding a token) reaches the committed index.
+    the text given there (None: absent).  Flush builds the index of what it commits, so a file
+    it withholds counts as its committed version (or as absent when it has none), and nothing of
+    its new text (a journal title holding a token) reaches the committed index; a consolidation
+    builds the index of its result before writing any of it (its planned texts, moved files None).
     """
 
     def read(name: str) -> str | None:

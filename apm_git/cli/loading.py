@@ -7,7 +7,7 @@ from typing import IO
 
 import click
 
-from apm_git.cli import UTF8, cli, emit, state
+from apm_git.cli import UTF8, cli, emit, open_memory, state
 from apm_git.errors import EXIT_FINDINGS, EXIT_OK, UsageError
 from apm_git.model.fitness import VALUES
 
@@ -39,7 +39,6 @@ def load_cmd(
     from apm_git.cli import load_format
     from apm_git.commands.load import Target, load
     from apm_git.hookinput import open_hook_repo, read_payload
-    from apm_git.repo import open_repo
 
     if main_session and (room is not None or group is not None):
         raise UsageError("give at most one of --room, --group and --main (--room and --group may name the same group)")
@@ -52,8 +51,11 @@ def load_cmd(
         session = session or payload.session_id
         fresh = payload.detail in FRESH_SOURCES
         repo = open_hook_repo(repo_path, payload)
+        from apm_git import landing
+
+        landing.finish_pending(repo, wait=False)  # as open_memory does
     else:
-        repo = open_repo(repo_path)
+        repo = open_memory(repo_path)
     result = load(repo, Target(group=group, room=room, main=main_session), intent=intent,
                   budget=budget, session=session, fresh=fresh)
     if fmt == "json":
