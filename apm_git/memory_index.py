@@ -82,7 +82,9 @@ def _others(
         found.append(index_md.OtherFile(rel, row[2], row[3], row[4]))
     if fresh != known:
         cache.write(path, fresh)
-    return found
+    archived = [other for other in found if other.name.startswith(f"{names.ARCHIVE}/")]
+    rest = [other for other in found if not other.name.startswith(f"{names.ARCHIVE}/")]
+    return rest + ([index_md.archive_row(f"{names.ARCHIVE}/", archived)] if archived else [])
 
 
 def _journal(name: str, text: str) -> index_md.FileSummary:

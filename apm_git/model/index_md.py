@@ -78,9 +78,10 @@ def fit_others(others: list[OtherFile], room: int | None) -> list[OtherFile]:
     top = [other for other in others if "/" not in other.name]
     folders: dict[str, list[OtherFile]] = {}
     for other in others:
-        if "/" in other.name:
+        if "/" in other.name and not other.name.endswith("/"):
             folders.setdefault(other.name.split("/", 1)[0] + "/", []).append(other)
     rows = [_folder(name, files) for name, files in folders.items()]
+    rows += [other for other in others if other.name.endswith("/")]  # summarized already (the archive)
     left = max(room - len(rows), 1)
     if len(top) > left:
         rest = top[left - 1:]
@@ -95,6 +96,13 @@ def _folder(name: str, files: list[OtherFile]) -> OtherFile:
     hint = f"{len(files)} file{'s' if len(files) != 1 else ''}: {stems}"
     hint = hint if len(hint) <= HINT_CHARS else hint[: HINT_CHARS - 1].rstrip() + "…"
     return OtherFile(name, sum(other.lines for other in files), _newest(files), hint, len(files))
+
+
+def archive_row(name: str, files: list[OtherFile]) -> OtherFile:
+    """The archive in one row: it is L3, found by `search --archive`, never worth L1's lines."""
+    return dataclasses.replace(_folder(name, files),
+                               hint=f"{len(files)} archived file{'s' if len(files) != 1 else ''}: "
+                                    "`apm-git search --archive` finds their entries")
 
 
 def _newest(files: list[OtherFile]) -> str:
