@@ -8,6 +8,7 @@ the error goes on.  The branch only moves when the commit succeeds, as the last 
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Collection
 
 from apm_git import clock, git, names
 from apm_git.commit import commit
@@ -47,7 +48,8 @@ def commit_run(
         dreaming[f"last_{stage.replace('-', '_')}"] = clock.stamp()
         save_flush_state(repo, state)
         tx.guard(names.INDEX)
-        refresh_index(repo, today)
+        absent, committed = _as_committed(repo, tx.touched)
+        refresh_index(repo, today, exclude=absent, instead=committed)
         paths = [repo.repo_path(rel) for rel in tx.touched]
         if not git.status(repo.root, paths):
             return None  # run again at the same moment: not even the recorded time changed
@@ -69,6 +71,25 @@ def commit_run(
     except BaseException:
         _undo(repo, tx, staged)
         raise
+
+
+def _as_committed(repo: MemoryRepo, touched: Collection[str]) -> tuple[list[str], dict[str, str]]:
+    """The memory files this run leaves alone but that differ from HEAD: new ones, and the committed text of the rest.
+
+    INDEX.md describes the commit, so nothing of a file the commit lacks reaches it: a journal
+    that flush left out for a suspected secret lends no title to the committed index.
+    """
+    changes = [change for change in git.status(repo.root, [repo.memory_prefix])
+               if (repo.memory_rel(change.path) or change.path) not in touched]
+    blobs = git.cat_files(repo.root, [f"HEAD:{change.path}" for change in changes]) if git.head(repo.root) else {}
+    absent, committed = [], {}
+    for change in changes:
+        rel, blob = repo.memory_rel(change.path) or change.path, blobs.get(f"HEAD:{change.path}")
+        if blob is None:
+            absent.append(rel)
+        else:
+            committed[rel] = blob.decode("utf-8", "replace")
+    return absent, committed
 
 
 def _undo(repo: MemoryRepo, tx: Transaction, staged: bool) -> None:
