@@ -40,8 +40,9 @@ def build_index(
         categories.append((kind, name, index_md.summarize(name, parsed)))
         conflicts += index_md.conflicts_of(name, parsed.entries)
         budget += repo.config.budget_for(name) or 0
-    journals = [name for name in reversed(layout.journals(repo)) if name not in exclude]
-    summaries = [_journal(name, read(name) or "") for name in journals]
+    live = set(layout.journals(repo)) | {name for name in instead if layout.journal_date(name)}
+    journals = {name: read(name) for name in sorted(live, reverse=True) if name not in exclude}
+    summaries = [_journal(name, text) for name, text in journals.items() if text is not None]
     listed = {names.INDEX, *journals, *repo.config.routing.values()}
     others = _others(repo, listed, exclude, instead)
     return index_md.render(today, categories, summaries, conflicts, budget, others,
@@ -59,11 +60,12 @@ def _others(
     fresh: dict[str, tuple[int, int, int, str, str]] = {}
     racy = time.time_ns() - RACY_NS
     found = []
-    for rel in repo.markdown_files():
+    on_disk = list(repo.markdown_files())
+    for rel in sorted({*on_disk, *(name for name in instead if name.endswith(".md"))}):
         top = rel.split("/", 1)[0]
         if rel in listed or rel in exclude or top in (names.GROUPS, names.MAIN) or top.startswith("."):
             continue
-        if rel in instead:  # a withheld file: its committed text, never cached
+        if rel in instead:  # a withheld file (its committed text) or what a consolidation writes: never cached
             found.append(_summary(rel, instead[rel]))
             continue
         try:

@@ -36,17 +36,6 @@ def test_findings_are_committed_as_trailers_and_pending_items(repo: MemoryRepo, 
     assert git(repo.root, "status", "--porcelain") == ""
 
 
-def test_a_deleted_entry_is_recorded_not_refused(repo: MemoryRepo) -> None:
-    from apm_git.commands.flush import flush
-
-    (repo.memory / "decisions.md").write_text("# Decisions\n\n" + record("2026-01-15", "Old server config"))
-    flush(repo)
-    (repo.memory / "decisions.md").write_text("# Decisions\n")
-    result = flush(repo)
-    assert result.commit is not None
-    assert any("apm-no-loss: entry 2026-01-15-old-server-config" in finding for finding in result.findings)
-
-
 def test_a_file_with_a_secret_stays_on_disk_uncommitted_and_the_rest_is_committed(
     repo: MemoryRepo, run_cli: Invoke,
 ) -> None:
