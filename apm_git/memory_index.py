@@ -8,7 +8,7 @@ from collections.abc import Collection, Mapping
 from apm_git import cache, layout, names
 from apm_git.model import index_md
 from apm_git.model.records import parse
-from apm_git.repo import InvalidUtf8, MemoryRepo
+from apm_git.repo import MemoryRepo, TooLarge, UnreadableFile, megabytes
 from apm_git.search import sections
 
 OTHERS_CACHE = "index-files.cache"  # per file: size, mtime, lines, last date, hint
@@ -16,14 +16,15 @@ RACY_NS = 2_000_000_000  # a file changed this recently may change again within 
 
 
 def build_index(
-    repo: MemoryRepo, today: dt.date, exclude: Collection[str] = (), instead: Mapping[str, str] = {},
+    repo: MemoryRepo, today: dt.date, exclude: Collection[str] = (), instead: Mapping[str, str | None] = {},
 ) -> str:
     """INDEX.md for the files that exist.
 
     Memory-relative names in `exclude` count as absent, and those in `instead` are read as
-    the text given there: flush builds the index of what it commits, so a file it withholds
-    counts as its committed version (or as absent when it has none), and nothing of its new
-    text (a journal title holding a token) reaches the committed index.
+    the text given there (None: absent).  Flush builds the index of what it commits, so a file
+    it withholds counts as its committed version (or as absent when it has none), and nothing of
+    its new text (a journal title holding a token) reaches the committed index; a consolidation
+    builds the index of its result before writing any of it (its planned texts, moved files None).
     """
 
     def read(name: str) -> str | None:
@@ -33,24 +34,40 @@ def build_index(
     conflicts: list[index_md.Conflict] = []
     budget = 0
     for kind, name in repo.config.routing.items():
-        text = read(name)
-        if text is None or any(name == seen for _, seen, _ in categories):
+        if any(name == seen for _, seen, _ in categories):
+            continue
+        try:
+            text = read(name)
+        except TooLarge as error:
+            categories.append((kind, name, _unread(repo, name, error)))
+            budget += repo.config.budget_for(name) or 0
+            continue
+        if text is None:
             continue
         parsed = parse(text)
         categories.append((kind, name, index_md.summarize(name, parsed)))
         conflicts += index_md.conflicts_of(name, parsed.entries)
         budget += repo.config.budget_for(name) or 0
     live = set(layout.journals(repo)) | {name for name in instead if layout.journal_date(name)}
-    journals = {name: read(name) for name in sorted(live, reverse=True) if name not in exclude}
-    summaries = [_journal(name, text) for name, text in journals.items() if text is not None]
-    listed = {names.INDEX, *journals, *repo.config.routing.values()}
+    summaries = []
+    for name in sorted(live, reverse=True):
+        if name in exclude:
+            continue
+        try:
+            text = read(name)
+        except TooLarge as error:
+            summaries.append(_unread(repo, name, error))
+            continue
+        if text is not None:
+            summaries.append(_journal(name, text))
+    listed = {names.INDEX, *live, *repo.config.routing.values()}
     others = _others(repo, listed, exclude, instead)
     return index_md.render(today, categories, summaries, conflicts, budget, others,
                            repo.config.budget_for(names.INDEX))
 
 
 def _others(
-    repo: MemoryRepo, listed: Collection[str], exclude: Collection[str], instead: Mapping[str, str],
+    repo: MemoryRepo, listed: Collection[str], exclude: Collection[str], instead: Mapping[str, str | None],
 ) -> list[index_md.OtherFile]:
     """Every other Markdown file of the memory dir (not groups/ or main/, which have their own indexes;
     not hidden folders), summarized; a file whose size and mtime are as last time is not read again."""
@@ -66,7 +83,9 @@ def _others(
         if rel in listed or rel in exclude or top in (names.GROUPS, names.MAIN) or top.startswith("."):
             continue
         if rel in instead:  # a withheld file (its committed text) or what a consolidation writes: never cached
-            found.append(_summary(rel, instead[rel]))
+            given = instead[rel]
+            if given is not None:  # None: a consolidation moves it away
+                found.append(_summary(rel, given))
             continue
         try:
             st = (repo.memory / rel).stat()
@@ -75,7 +94,10 @@ def _others(
                 summary = _summary(rel, repo.read(rel) or "")
                 row = (st.st_size, st.st_mtime_ns if st.st_mtime_ns < racy else -1, summary.lines,
                        summary.last_updated, summary.hint)
-        except InvalidUtf8:
+        except TooLarge as error:
+            found.append(index_md.OtherFile(rel, repo.count_lines(rel), "—", f"not indexed: {megabytes(error.size)}"))
+            continue
+        except UnreadableFile:
             found.append(index_md.OtherFile(rel, 0, "—", "not valid UTF-8"))
             continue
         except OSError:
@@ -102,6 +124,11 @@ def _headings(rel: str, text: str) -> list[str]:
     stem = rel.rsplit("/", 1)[-1].removesuffix(".md")
     return [section.heading for section in sections.split(text, rel)
             if section.heading != stem or section.text.lstrip().startswith("#")]
+
+
+def _unread(repo: MemoryRepo, name: str, error: TooLarge) -> index_md.FileSummary:
+    """The index row of a file too large to read: its line count, and why there is no more."""
+    return index_md.FileSummary(name, repo.count_lines(name), "—", (f"not indexed: {megabytes(error.size)}",))
 
 
 def refresh_index(
