@@ -8,7 +8,7 @@ from typing import Any
 from apm_git import clock, git, names
 from apm_git.config import CONFIG_FILE
 from apm_git.repo import MemoryRepo
-from apm_git.state import load_flush_state
+from apm_git.state import load_flush_state, with_quiet_runs
 
 
 @dataclasses.dataclass(frozen=True)
@@ -61,7 +61,7 @@ def status(repo: MemoryRepo) -> StatusResult:
         budget = repo.config.budget_for(rel)
         # Counting lines needs no decoding, and goes in chunks: a damaged or huge file still shows.
         files.append(FileBudget(repo.repo_path(rel), repo.count_lines(rel), budget))
-    state = load_flush_state(repo)
+    state = with_quiet_runs(repo, load_flush_state(repo))
     last_flush: dict[str, str | None] = {"main": state["main_session"].get("last_flush_time")}
     for group, value in sorted(state["groups"].items()):
         if isinstance(value, dict):
