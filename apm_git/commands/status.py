@@ -6,6 +6,7 @@ import datetime as dt
 from typing import Any
 
 from apm_git import clock, git, names
+from apm_git.commands.setup import missing
 from apm_git.config import CONFIG_FILE
 from apm_git.repo import MemoryRepo
 from apm_git.state import load_flush_state, with_quiet_runs
@@ -37,6 +38,7 @@ class StatusResult:
     pending_items: list[Any]
     due: list[Due]
     uncommitted: list[str]
+    not_set_up: list[str] = dataclasses.field(default_factory=list)  # what `apm-git setup` would add
 
 
 def due_dates(state: dict[str, Any], today: dt.date, every: dict[str, int]) -> list[Due]:
@@ -74,4 +76,5 @@ def status(repo: MemoryRepo) -> StatusResult:
         pending_items=list(state["pending_items"]),
         due=due_dates(state, clock.today(), every),
         uncommitted=sorted(change.path for change in changes),
+        not_set_up=missing(repo.root),
     )
