@@ -23,13 +23,50 @@ def build_index(repo: MemoryRepo, today: dt.date, exclude: Collection[str] = ())
         categories.append((kind, name, index_md.summarize(name, parsed)))
         conflicts += index_md.conflicts_of(name, parsed.entries)
         budget += repo.config.budget_for(name) or 0
+    for name in repo.markdown_files(names.KEPT):  # a person's own index (or other file) that apm-git moved aside
+        if name not in exclude:
+            categories.append(("kept", name, index_md.summarize(name, parse(repo.read(name) or ""))))
     journals = [name for name in reversed(layout.journals(repo)) if name not in exclude]
     summaries = [index_md.summarize(name, parse(repo.read(name) or "")) for name in journals]
     return index_md.render(today, categories, summaries, conflicts, budget)
 
 
+def own_index(repo: MemoryRepo) -> str | None:
+    """Where an INDEX.md that apm-git did not write goes (under kept/), or None when there is none."""
+    path = repo.path(names.INDEX)
+    if not path.is_file():
+        return None
+    try:
+        if index_md.generated(path.read_bytes().decode("utf-8")):
+            return None
+    except UnicodeDecodeError:
+        pass
+    return free_name(repo, f"{names.KEPT}/{names.INDEX}")
+
+
+def free_name(repo: MemoryRepo, rel: str) -> str:
+    """`rel`, or `rel` with -2, -3, … before its suffix: the first that does not exist."""
+    stem, dot, suffix = rel.rpartition(".")
+    candidate, number = rel, 1
+    while repo.path(candidate).exists() or repo.path(candidate).is_symlink():
+        number += 1
+        candidate = f"{stem}-{number}{dot}{suffix}" if dot else f"{rel}-{number}"
+    return candidate
+
+
+def keep_own_index(repo: MemoryRepo) -> str | None:
+    """Move a person's own INDEX.md to kept/ before apm-git writes its own; the new name, or None."""
+    target = own_index(repo)
+    if target is not None:
+        repo.path(target).parent.mkdir(parents=True, exist_ok=True)
+        repo.path(names.INDEX).replace(repo.path(target))
+    return target
+
+
 def refresh_index(repo: MemoryRepo, today: dt.date, exclude: Collection[str] = ()) -> bool:
-    """Rewrite INDEX.md when its text would change; True when it did."""
+    """Rewrite INDEX.md when its text would change; True when it did.  An INDEX.md that apm-git did
+    not write is never overwritten: it is moved to kept/ first (`keep_own_index`)."""
+    keep_own_index(repo)
     text = build_index(repo, today, exclude)
     if repo.read(names.INDEX) == text:
         return False

@@ -119,7 +119,7 @@ def gather(
         chosen = sorted(_under(listing, targets) | (changed if with_changed else set()))
     else:
         chosen = sorted(changed)
-    wanted = changed | set(chosen) | {f"{memory}/{names.INDEX}"}
+    wanted = changed | set(chosen) | {f"{memory}/{names.INDEX}", f"{memory}/{names.BASELINE}"}
     new_blobs = {path: listing[path] for path in sorted(wanted) if path in listing}
     cached = entry_cache.load(repo.state_dir)
     base_summaries = {path: cached[blob] for path, blob in base_blobs.items() if blob in cached}

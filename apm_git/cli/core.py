@@ -24,6 +24,19 @@ def init_cmd(ctx: click.Context, path: Path | None, no_install: bool) -> int:
 
     result = init(path or state(ctx).repo_path or Path.cwd(), install=not no_install)
     lines = [f"apm-git: memory repository at {result.root}"]
+    adoption = result.adoption
+    if adoption.commit:
+        lines.append(f"  committed {adoption.commit[:12]} memory: adopt {len(adoption.files)} file(s) as found")
+    lines += [f"  kept your {was} as {now} (listed in the generated index)" for was, now in adoption.kept]
+    if adoption.known:
+        lines.append(f"  recorded {adoption.known} finding(s) the memory already held in the baseline "
+                     "(`apm-git lint --all --baseline-too` lists them)")
+    for name in adoption.withheld:
+        click.echo(
+            f"apm-git: WARNING: {name} looks like it holds a secret, so it was NOT committed; it stays on disk as it "
+            "is: remove the secret, or mark a false positive with `apm-git allow-secret PATH:LINE` "
+            "(`apm-git status` shows where), then `apm-git flush`", err=True,
+        )
     lines += [f"  created {name}" for name in result.created]
     lines += [f"  updated {name}" for name in result.updated]
     if result.commit:
@@ -99,6 +112,8 @@ def flush_cmd(
     else:
         text = [f"apm-git: {result.skipped}"]
     text += [f"  auto-initialized {name}" for name in result.created]
+    text += [f"  kept your own INDEX.md as {name} (apm-git writes INDEX.md; yours is listed in it)"
+             for name in result.kept]
     for finding in result.findings:
         click.echo(f"apm-git: finding: {finding}", err=True)
     for name in result.withheld:

@@ -22,6 +22,10 @@ def _stage_text(result: Any) -> str:
         if result.flushed:
             head += f" (uncommitted memory flushed first as {result.flushed[:12]})"
     lines = [head] + [f"  {CONSOLIDATION.get(key, key)}: {value}" for key, value in result.trailers]
+    if result.left_out:
+        from apm_git.commands.consolidation import left_out_note
+
+        lines.append(f"  {left_out_note(result.left_out)}")
     return "\n".join(lines)
 
 

@@ -11,13 +11,13 @@ import datetime as dt
 from typing import Any
 
 from apm_git import clock, git, layout, names
-from apm_git.checks import index_fresh, no_secrets
+from apm_git.checks import baseline, index_fresh, no_secrets
 from apm_git.checks.gather import WORKTREE, Sides, gather
 from apm_git.checks.run import CHECKS, run_checks
 from apm_git.commit import commit
 from apm_git.errors import ApmGitError
 from apm_git.lock import write_lock
-from apm_git.memory_index import refresh_index
+from apm_git.memory_index import keep_own_index, refresh_index
 from apm_git.repo import InvalidUtf8, MemoryRepo
 from apm_git.scope import Scope
 from apm_git.state import load_flush_state, save_flush_state
@@ -36,6 +36,7 @@ class FlushResult:
     created: list[str] = dataclasses.field(default_factory=list)
     findings: list[str] = dataclasses.field(default_factory=list)
     withheld: list[str] = dataclasses.field(default_factory=list)
+    kept: list[str] = dataclasses.field(default_factory=list)  # a person's own INDEX.md, moved to kept/
     skipped: str | None = None
 
 
@@ -59,7 +60,9 @@ def flush(
                 return result
         now = clock.now()
         result.created = [repo.repo_path(rel) for rel in _auto_initialize(repo, scope, now.date())]
-        if changed is None or result.created:
+        kept = keep_own_index(repo) if scope.covers_dreaming else None
+        result.kept = [repo.repo_path(kept)] if kept else []
+        if changed is None or result.created or result.kept:
             changed = git.status(repo.root, pathspecs)
         if not changed:
             result.skipped = "nothing to flush"
@@ -106,10 +109,12 @@ def _check(repo: MemoryRepo, scope: Scope, pathspecs: list[str], today: dt.date,
     except ApmGitError as error:
         result.findings.append(f"the checks could not run: {error}")
         snap = None
+    if snap is not None and (problem := baseline.unreadable(snap)):
+        result.findings.append(problem)  # said once; the checks run as if there were no baseline
     if snap is not None:
-        secrets = list(no_secrets.validate(snap))
+        secrets, new_secrets = baseline.withheld_secrets(snap, no_secrets.validate(snap))
         result.withheld = sorted({finding.path for finding in secrets})
-        result.findings += [str(finding) for finding in secrets]
+        result.findings += [str(finding) for finding in new_secrets]
         snap.leave_out(result.withheld)
     index_error = None
     if scope.covers_dreaming:

@@ -7,6 +7,8 @@ from pathlib import Path
 from apm_git import clock, git, layout, names, templates
 from apm_git.atomic import write_atomic
 from apm_git.commands import precommit
+from apm_git.commands.adopt import Adoption, commit_as_found, keep_replaced
+from apm_git.commands.baseline import record
 from apm_git.commit import commit
 from apm_git.config import CONFIG_FILE, load_config, parse_config
 from apm_git.memory_index import build_index
@@ -26,6 +28,7 @@ class InitResult:
     git_initialized: bool
     hooks_installed: bool
     warning: str | None = None
+    adoption: Adoption = dataclasses.field(default_factory=Adoption)
 
 
 def init(path: Path, *, install: bool = True) -> InitResult:
@@ -43,9 +46,11 @@ def init(path: Path, *, install: bool = True) -> InitResult:
     apm_yaml = templates.render("init/apm.yaml")
     config = load_config(root) if (root / CONFIG_FILE).exists() else parse_config(apm_yaml)
     hooks_config = precommit.with_apm_hooks(root, config.memory_dir)  # a broken config stops init before any write
+    repo = MemoryRepo(root, git_dir, config)
+    adoption = commit_as_found(repo)  # what the folder already held, committed first as it was
+    adoption.kept = keep_replaced(repo)
     if _create(root / CONFIG_FILE, apm_yaml.encode()):
         created.append(CONFIG_FILE)
-    repo = MemoryRepo(root, git_dir, config)
     today = clock.today()
     memory_values = {"memory_dir": repo.memory_prefix}
     for rel in templates.tree("init/memory"):
@@ -56,7 +61,8 @@ def init(path: Path, *, install: bool = True) -> InitResult:
     mapping = group_names(repo)
     for group in sorted(set(mapping.values())):
         created += [repo.repo_path(rel) for rel in layout.ensure_group(repo, group, today, mapping)]
-    if _create(repo.path(names.INDEX), build_index(repo, today).encode()):
+    withheld = [rel for rel in map(repo.memory_rel, adoption.withheld) if rel is not None]
+    if _create(repo.path(names.INDEX), build_index(repo, today, exclude=withheld).encode()):
         created.append(repo.repo_path(names.INDEX))
     if _merge_lines(root / GITATTRIBUTES, templates.render("init/.gitattributes", **memory_values)):
         (created if GITATTRIBUTES not in _tracked(root, GITATTRIBUTES) else updated).append(GITATTRIBUTES)
@@ -64,10 +70,17 @@ def init(path: Path, *, install: bool = True) -> InitResult:
         (updated if (root / precommit.CONFIG).exists() else created).append(precommit.CONFIG)
         write_atomic(root / precommit.CONFIG, hooks_config.encode("utf-8"))
     git.run(root, "config", *DIFF_DRIVER)
-    paths = created + updated
+    paths = created + updated + [path for move in adoption.kept for path in move]
+    if paths or adoption.commit:  # the baseline records what holds with the layout in place
+        adoption.known = record(repo).total
+        if git.status(root, [repo.repo_path(names.BASELINE)]):
+            (created if not adoption.commit and not _tracked(root, repo.repo_path(names.BASELINE)) else updated).append(
+                repo.repo_path(names.BASELINE))
+            paths.append(repo.repo_path(names.BASELINE))
     sha = commit(repo, paths, "init", [("Apm-Trigger", "init"), ("Apm-Scope", "all")]) if paths else None
     problem = precommit.install(root) if install else None
-    result = InitResult(root, created, updated, sha, git_initialized, hooks_installed=install and problem is None)
+    result = InitResult(root, created, updated, sha, git_initialized, hooks_installed=install and problem is None,
+                        adoption=adoption)
     if problem is not None:
         result.warning = f"`pre-commit install` failed ({problem}); fix that, then run `pre-commit install` here"
     return result

@@ -11,8 +11,10 @@ from apm_git.commands.consolidation import (
     commit_stage,
     counted,
     flush_first,
+    left_out,
     read_memory,
     scored_files,
+    without_left_out,
 )
 from apm_git.dreaming.execute import Changes
 from apm_git.dreaming.plan import RemPlan, rem_json, rem_trailers
@@ -28,7 +30,8 @@ def rem(repo: MemoryRepo, *, dry_run: bool = False, force: bool = False) -> Stag
     started = time.perf_counter()
     flushed = None if dry_run else flush_first(repo, STAGE, lambda: _plan(repo, force))
     with write_lock(repo):
-        outcome = _plan(repo, force)
+        left = [] if dry_run else left_out(repo)
+        outcome = _plan(repo, force, left)
         plan = outcome.plan
         summary = counted(
             [("archived", len(plan.archivals)), ("proven", len(plan.proven)),
@@ -38,7 +41,7 @@ def rem(repo: MemoryRepo, *, dry_run: bool = False, force: bool = False) -> Stag
         )
         result = StageResult(
             STAGE, f"{STAGE} {summary}", rem_json(plan, repo.memory_prefix), rem_trailers(plan, repo.memory_prefix),
-            flushed=flushed, dry_run=dry_run,
+            flushed=flushed, dry_run=dry_run, left_out=[repo.repo_path(rel) for rel in left],
         )
         if not dry_run:
             moves = [(move.source, move.target) for move in plan.journal_moves]
@@ -48,13 +51,14 @@ def rem(repo: MemoryRepo, *, dry_run: bool = False, force: bool = False) -> Stag
     return result
 
 
-def _plan(repo: MemoryRepo, force: bool) -> RemOutcome:
+def _plan(repo: MemoryRepo, force: bool, left: list[str] | None = None) -> RemOutcome:
     today = clock.today()
-    files = {name: repo.read(name) or "" for name in scored_files(repo)}
+    left = left or []
+    files = {name: repo.read(name) or "" for name in scored_files(repo, left)}
     outcome = plan_rem(files, repo.read(layout.archive_file(today)), today, repo.config)
     if _old_journals(repo, today):  # worth asking deep sleep which of them have nothing left to promote
-        memory = read_memory(repo)
-        outcome.plan.journal_moves = plan_deep_sleep(memory, today, repo.config).journal_moves
+        memory = read_memory(repo, left)
+        outcome.plan.journal_moves = without_left_out(plan_deep_sleep(memory, today, repo.config), left).journal_moves
         outcome.read.update((move.source, memory.journals[move.source]) for move in outcome.plan.journal_moves)
     check_guard(STAGE, len(outcome.plan.archivals), outcome.plan.live, repo.config.rem.max_archive_share, force)
     return outcome

@@ -8,12 +8,13 @@ the error goes on.  The branch only moves when the commit succeeds, as the last 
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Collection
 
 from apm_git import clock, git, names
 from apm_git.commit import commit
 from apm_git.dreaming.execute import Changes
 from apm_git.errors import StateError
-from apm_git.memory_index import refresh_index
+from apm_git.memory_index import own_index, refresh_index
 from apm_git.repo import MemoryRepo
 from apm_git.state import load_flush_state, save_flush_state
 from apm_git.transaction import EditedMeanwhile, Transaction
@@ -27,8 +28,12 @@ def commit_run(
     trailers: list[tuple[str, str]],
     body: str,
     today: dt.date,
+    *,
+    exclude: Collection[str] = (),
 ) -> str | None:
     """Write `changes`, record the run in flush-state.json, rebuild INDEX.md, and commit it all as one.
+
+    INDEX.md leaves out the memory-relative files in `exclude` (uncommitted: withheld by flush).
 
     None when the run changed no byte (the same run again at the same moment): there is nothing to commit.
     """
@@ -46,8 +51,11 @@ def commit_run(
             dreaming = state["dreaming"] = {}
         dreaming[f"last_{stage.replace('-', '_')}"] = clock.stamp()
         save_flush_state(repo, state)
+        kept = own_index(repo)
+        if kept is not None:  # a person's own INDEX.md is moved aside, never overwritten
+            tx.move(names.INDEX, kept)
         tx.guard(names.INDEX)
-        refresh_index(repo, today)
+        refresh_index(repo, today, exclude)
         paths = [repo.repo_path(rel) for rel in tx.touched]
         if not git.status(repo.root, paths):
             return None  # run again at the same moment: not even the recorded time changed
