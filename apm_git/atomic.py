@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import os
 
+# The name every temporary file of apm-git ends with: status and flush never take such a file.
+TEMP_SUFFIX = ".apm-tmp"
+
 
 def write_atomic(path: str | os.PathLike[str], data: bytes, *, sync: bool = True) -> None:
     """Write `data` to a temporary file beside `path`, then rename it over `path`.
@@ -21,7 +24,7 @@ def write_atomic(path: str | os.PathLike[str], data: bytes, *, sync: bool = True
         mode: int | None = os.stat(path).st_mode & 0o777
     except FileNotFoundError:
         mode = None
-    tmp = os.path.join(folder, f".{name}.{os.getpid()}.tmp")
+    tmp = os.path.join(folder, f".{name}.{os.getpid()}{TEMP_SUFFIX}")
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         try:

@@ -6,12 +6,14 @@ one pre-commit hook (see benchmarks/README.md).
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
+from apm_git.atomic import TEMP_SUFFIX
 from apm_git.errors import GitError
 
 # Status, diff and friends must not take index.lock behind a user's back.
@@ -72,7 +74,13 @@ def status(root: Path, pathspecs: Sequence[str]) -> list[Change]:
     if not pathspecs:  # no pathspec would mean the whole work tree, never what a caller wants
         return []
     proc = run(root, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", "--", *pathspecs)
-    return [Change(entry[:2], entry[3:]) for entry in split_z(proc.stdout)]
+    changes = [Change(entry[:2], entry[3:]) for entry in split_z(proc.stdout)]
+    return [change for change in changes if not is_temporary(change.path)]
+
+
+def is_temporary(path: str) -> bool:
+    """apm-git's own temporary files (a write cut short by a kill): never memory, never staged."""
+    return path.endswith(TEMP_SUFFIX)
 
 
 def cat_files(root: Path, specs: Iterable[str]) -> dict[str, bytes | None]:
@@ -119,31 +127,169 @@ def commit_paths(
     paths: Sequence[str],
     message: str,
     *,
+    contents: Mapping[str, bytes | None] | None = None,
     env: Mapping[str, str] | None = None,
 ) -> str:
-    """Commit exactly `paths` as they are in the work tree; every other staged change stays staged.
+    """Commit exactly `paths` on top of HEAD; every other staged change stays staged.
 
-    `git commit --only` takes the work-tree contents of the named paths and leaves the
-    rest of the index alone; the paths are added first so new files and deletions count.
+    The commit is built apart from the user's index (`build_commit`), the branch moves with
+    a compare-and-swap, and only then do the index entries of `paths` take the committed
+    blobs.  A commit that fails anywhere before the branch moves (signing, a full disk, a
+    lock, HEAD moved meanwhile) leaves the index and the work tree exactly as they were.
+    `contents` gives the bytes to commit for some paths instead of the work tree's (None:
+    the path is deleted in the commit); the work tree is never touched.
     """
-    stdin = pathspec_stdin(paths)
-    run(root, "add", "-A", "--pathspec-from-file=-", "--pathspec-file-nul", env=env, stdin=stdin)
-    message_file = git_dir / "apm-git" / "COMMIT_MSG"
-    message_file.parent.mkdir(exist_ok=True)
+    parent = head(root)
+    built = build_commit(root, git_dir, parent, paths, message, contents=contents, env=env)
+    if (git_dir / "index.lock").exists():  # the index must take the commit too: fail before the branch moves
+        raise GitError(
+            f"{git_dir / 'index.lock'} exists: another git process is working in this repository, "
+            "retry when it is done",
+        )
+    move_head(root, built.commit, parent, message.split("\n", 1)[0], env=env)
+    set_index(root, built.entries, from_worktree=[path for path in paths if path not in (contents or {})])
+    return built.commit
+
+
+class Built(NamedTuple):
+    """A commit object that no ref names yet, and the index entries it gave the committed paths."""
+
+    commit: str
+    entries: dict[str, tuple[str, str] | None]  # path -> (mode, blob), None: deleted
+
+
+def build_commit(
+    root: Path,
+    git_dir: Path,
+    parent: str | None,
+    paths: Sequence[str],
+    message: str,
+    *,
+    contents: Mapping[str, bytes | None] | None = None,
+    env: Mapping[str, str] | None = None,
+) -> Built:
+    """`parent`'s tree with `paths` as the work tree (or `contents`) has them, as a new commit object.
+
+    Everything goes through a temporary index under the git dir: the user's index, the work
+    tree and every ref stay as they were, so a failure here changes nothing the user can see.
+    """
+    overrides = dict(contents or {})
+    from_worktree = [path for path in paths if path not in overrides]
+    if not from_worktree and not overrides:
+        raise ValueError("no paths given: nothing to commit")
+    state = git_dir / "apm-git"
+    state.mkdir(exist_ok=True)
+    temp_index = state / f"index.{os.getpid()}{TEMP_SUFFIX}"
+    index_env = {**(env or {}), "GIT_INDEX_FILE": str(temp_index)}
+    try:
+        run(root, "read-tree", *((parent,) if parent else ("--empty",)), env=index_env)
+        if from_worktree:
+            run(root, "update-index", "--add", "--remove", "-z", "--stdin", env=index_env,
+                stdin=pathspec_stdin(from_worktree))
+        if overrides:
+            blobs = hash_blobs(root, state, [data for data in overrides.values() if data is not None])
+            lines = []
+            for path, data in overrides.items():
+                line = f"0 {'0' * 40}\t{path}" if data is None else f"100644 {blobs[data]}\t{path}"
+                lines.append(line.encode("utf-8", "surrogateescape") + b"\0")
+            run(root, "update-index", "-z", "--index-info", env=index_env, stdin=b"".join(lines))
+        tree = out(root, "write-tree", env=index_env).strip()
+        committed = [*from_worktree, *overrides]
+        staged = index_entries(root, committed, env=index_env)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            temp_index.unlink()
+    entries: dict[str, tuple[str, str] | None] = {path: staged.get(path) for path in committed}
+    message_file = state / f"COMMIT_MSG.{os.getpid()}{TEMP_SUFFIX}"
     message_file.write_bytes(message.encode("utf-8"))
-    args = (
-        "commit", "--no-verify", "--quiet", "--only", "-F", str(message_file),
-        "--pathspec-from-file=-", "--pathspec-file-nul",
-    )
-    proc = run(root, *args, env=env, stdin=stdin, check=False)
-    if proc.returncode != 0 and any(hint.encode() in proc.stderr for hint in IDENTITY_HINTS):
-        proc = run(root, *args, env={**(env or {}), **FALLBACK_IDENTITY}, stdin=stdin, check=False)
+    try:
+        args = ["commit-tree", tree, *(("-p", parent) if parent else ()), "-F", str(message_file)]
+        if config_bool(root, "commit.gpgsign"):
+            args.insert(1, "-S")  # `git commit-tree` does not read commit.gpgsign itself
+        proc = run(root, *args, env=env, check=False)
+        if proc.returncode != 0 and any(hint.encode() in proc.stderr for hint in IDENTITY_HINTS):
+            proc = run(root, *args, env={**(env or {}), **FALLBACK_IDENTITY}, check=False)
+        if proc.returncode != 0:
+            raise GitError(describe_failure(["commit", *args[1:]], proc))
+    finally:
+        message_file.unlink()
+    return Built(proc.stdout.decode().strip(), entries)
+
+
+def hash_blobs(root: Path, state: Path, datas: Sequence[bytes]) -> dict[bytes, str]:
+    """Write each text as a blob (as stored: no filters) in one `git hash-object`; text -> blob id."""
+    unique = list(dict.fromkeys(datas))
+    if not unique:
+        return {}
+    folder = state / f"blobs.{os.getpid()}{TEMP_SUFFIX}"
+    folder.mkdir(exist_ok=True)
+    try:
+        files = []
+        for number, data in enumerate(unique):
+            file = folder / str(number)
+            file.write_bytes(data)
+            files.append(str(file))
+        stdin = "".join(f"{file}\n" for file in files).encode("utf-8", "surrogateescape")
+        ids = out(root, "hash-object", "-w", "--no-filters", "--stdin-paths", stdin=stdin).split()
+    finally:
+        for file in folder.iterdir():
+            file.unlink()
+        folder.rmdir()
+    return dict(zip(unique, ids, strict=True))
+
+
+def index_entries(
+    root: Path, paths: Sequence[str], *, env: Mapping[str, str] | None = None,
+) -> dict[str, tuple[str, str]]:
+    """path -> (mode, blob) of the stage-0 entries of `paths` in the index (`env` may name another)."""
+    if not paths:
+        return {}
+    entries = {}
+    proc = run(root, "ls-files", "-s", "-z", "--", *paths, env={**(env or {}), "GIT_LITERAL_PATHSPECS": "1"})
+    for line in split_z(proc.stdout):
+        meta, path = line.split("\t", 1)
+        mode, blob, stage = meta.split()
+        if stage == "0":
+            entries[path] = (mode, blob)
+    return entries
+
+
+def move_head(
+    root: Path, new: str, old: str | None, reason: str, *, env: Mapping[str, str] | None = None,
+) -> None:
+    """Move the branch HEAD names from `old` (None: unborn) to `new`, only if it is still at `old`."""
+    proc = run(root, "update-ref", "-m", f"commit: {reason}", "HEAD", new, old or "", env=env, check=False)
     if proc.returncode != 0:
-        unstage(root, paths)  # the `git add` above must not outlive the commit that failed
-        raise GitError(describe_failure(args, proc))
-    sha = head(root)
-    assert sha is not None
-    return sha
+        raise GitError(
+            f"{describe_failure(['update-ref', 'HEAD'], proc)}; the branch moved while apm-git was committing, "
+            "nothing was changed — run the command again",
+        )
+
+
+def set_index(
+    root: Path, entries: Mapping[str, tuple[str, str] | None], *, from_worktree: Sequence[str] = (),
+) -> None:
+    """Give the user's index the committed entries of these paths (as `git commit --only` does).
+
+    Paths committed from the work tree are re-added from it, so their stat data is fresh;
+    the others take the committed blob (and show as unstaged where the work tree differs).
+    """
+    fresh = set(from_worktree)
+    if fresh:
+        run(root, "update-index", "--add", "--remove", "-z", "--stdin", stdin=pathspec_stdin(sorted(fresh)))
+    lines = []
+    for path, entry in entries.items():
+        if path in fresh:
+            continue
+        line = f"0 {'0' * 40}\t{path}" if entry is None else f"{entry[0]} {entry[1]}\t{path}"
+        lines.append(line.encode("utf-8", "surrogateescape") + b"\0")
+    if lines:
+        run(root, "update-index", "-z", "--index-info", stdin=b"".join(lines))
+
+
+def config_bool(root: Path, key: str) -> bool:
+    proc = run(root, "config", "--type=bool", "--get", key, check=False)
+    return proc.stdout.strip() == b"true"
 
 
 FALLBACK_IDENTITY = {

@@ -6,7 +6,7 @@ from pathlib import Path
 from apm_git import __version__, cache
 
 CACHE = "entries.cache"
-FORMAT = 1
+FORMAT = 2  # 2: ordinary headings (`## [18:10] …`) are no longer records
 
 
 def load(state_dir: Path) -> dict[str, str]:

@@ -1,7 +1,9 @@
 """apm-record-format: records break the record format of DESIGN 2.1, or an entry id is not unique.
 
-Each kind of memory file has its validator (VALIDATORS); the checks common to every
-record file (entry ids unique across the live memory and the archive) run on top.
+Only records, and sections that try to be records or session notes, are checked: an
+ordinary heading of free-form memory is never a finding (docs/sections.md).  Each kind
+of memory file has its validator (VALIDATORS); the checks common to every record file
+(entry ids unique across the live memory and the archive) run on top.
 """
 from __future__ import annotations
 
@@ -26,9 +28,8 @@ from apm_git.names import MAIN
 
 ID = "apm-record-format"
 SESSION_KINDS = ("Decision", "Discovery", "Pending", "Context")
-_SESSION_HEADING = re.compile(r"## (?P<hour>\d{1,2}):(?P<minute>\d{2}) [—–-]+ (?P<title>\S.*)")
+_SESSION_HEADING = re.compile(r"## (?P<hour>\d{1,2}):(?P<minute>\d{2})\s*[—–-]+\s*Session Notes\s*", re.IGNORECASE)
 _SESSION_ITEM = re.compile(r"- \*\*(?P<kind>[^*]+?):\*\*(?P<text>.*)")
-_HEADING_HINT = "write it as '## [YYYY-MM-DD] Title'"
 
 # A validator takes a file's parse (shared with the other checks) and returns the problems
 # of that file, each with its line.
@@ -36,15 +37,12 @@ FileValidator = Callable[[RecordFile], Iterable[Problem]]
 
 
 def record_problems(parsed: RecordFile) -> Iterator[Problem]:
-    """Category, experience and archive files: records only, after the preamble."""
+    """Category, experience and archive files: the problems of their records (other sections are prose)."""
     yield from parsed.problems()
-    for block in parsed.blocks:
-        if not isinstance(block, Record):
-            yield Problem(block.line_no, f"heading {block.heading!r} is not a record header; {_HEADING_HINT}")
 
 
 def journal_problems(parsed: RecordFile) -> Iterator[Problem]:
-    """Journals: records whose first tag is their kind, and Light Sleep session notes."""
+    """Journals: records whose first tag is their kind, and Light Sleep session notes (`## HH:MM — Session Notes`)."""
     yield from parsed.problems()
     for block in parsed.blocks:
         if isinstance(block, Record):
@@ -60,9 +58,7 @@ def journal_problems(parsed: RecordFile) -> Iterator[Problem]:
 def _session_note_problems(heading: str, line_no: int, lines: list[str]) -> Iterator[Problem]:
     match = _SESSION_HEADING.fullmatch(heading)
     if not match:
-        yield Problem(line_no, f"heading {heading!r} is neither a record header ({_HEADING_HINT}) "
-                               "nor session notes ('## HH:MM — Session Notes')")
-        return
+        return  # an ordinary section of the journal
     if int(match["hour"]) > 23 or int(match["minute"]) > 59:
         yield Problem(line_no, f"{match['hour']}:{match['minute']} is not a time of day (HH:MM)")
     for offset, line in enumerate(lines, start=1):

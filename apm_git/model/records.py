@@ -1,10 +1,15 @@
 """Record files (DESIGN 2.1): a lossless parse of Markdown memory into records.
 
 A file is a preamble (everything before the first `## ` heading) followed by
-blocks, each a `## ` heading and every line up to the next one.  A block whose
-heading starts with `## [` is a record; it may be malformed, and then carries
-the problems that lint reports while its text stays exactly as it was.  Every
-line keeps its own line end, so `parse(text).render() == text` for any text.
+sections (`Block`), each a `## ` heading and every line up to the next one.  A
+section is a record when it is one or tries to be one: its heading reads
+`## [<a date>] …` (the bracket holds something shaped like a date), or a record
+field (`- Tags:`, `- Fitness:`) follows its heading.  A record may be malformed,
+and then carries the problems that lint reports while its text stays exactly as
+it was.  Every other section (`## Notes`, `## 2026-05-13 — Title`,
+`## [18:10] Deploy`) is ordinary free-form memory: never a finding, kept as it is
+(apm_git.model.sections names the dialects among them).  Every line keeps its
+own line end, so `parse(text).render() == text` for any text.
 """
 from __future__ import annotations
 
@@ -23,6 +28,9 @@ OPTIONAL_FIELDS = ("Source", "Supersedes", "Superseded-by", "Merged", "Conflicts
 KNOWN_FIELDS = frozenset(REQUIRED_FIELDS + OPTIONAL_FIELDS)
 
 _HEADER = re.compile(r"## \[(?P<date>[^\]]*)\](?P<rest>.*)")
+# What a bracket must hold for a heading to try to be a record: four digits, a separator, more digits.
+_DATE_SHAPED = re.compile(r"\s*\d{4}\s*[-/.]\s*\d")
+_FIELD_START = re.compile(r"- (?:Tags|Fitness):")
 _FIELD = re.compile(r"- (?P<name>[A-Z][A-Za-z-]*):(?: (?P<value>.*)|)")
 FENCES = ("```", "~~~")
 _FENCE = re.compile(r" {0,3}(```|~~~)")
@@ -230,13 +238,25 @@ def parse(text: str) -> RecordFile:
 
 
 def _parse_block(lines: list[str], line_no: int) -> Block:
-    match = _HEADER.fullmatch(strip_eol(lines[0]))
-    if not match:
+    heading = strip_eol(lines[0])
+    match = _HEADER.fullmatch(heading)
+    if match and _DATE_SHAPED.match(match["date"]):
+        record = Record(lines, line_no)
+        _parse_header(record, match)
+    elif len(lines) > 1 and _FIELD_START.match(lines[1]):
+        # Record fields under another heading: a record whose header is wrong.
+        record = Record(lines, line_no, title=heading[3:].strip())
+        record.problems.append(Problem(line_no, "header must be '## [YYYY-MM-DD] Title'"))
+    else:
         return Block(lines, line_no)
-    record = Record(lines, line_no)
-    _parse_header(record, match)
     _parse_fields(record)
     return record
+
+
+def is_record_heading(line: str) -> bool:
+    """Whether a `## ` line starts a record on its own (`## [<a date>] …`), fields aside."""
+    match = _HEADER.fullmatch(strip_eol(line))
+    return bool(match and _DATE_SHAPED.match(match["date"]))
 
 
 def _parse_header(record: Record, match: re.Match[str]) -> None:

@@ -22,7 +22,9 @@ def test_well_formed_files_pass() -> None:
         ("## [2026-04-06] T\n- Tags: decision\n- Fitness: hit_count=x\n- Body: b\n", 3, "Fitness must read"),
         ("## [2026-04-06] T\n- Body: b\n- Tags: decision\n- Fitness: last_referenced=2026-04-06, hit_count=0, "
          "decision_value=LOW\n", 3, "out of order"),
-        ("## 2026-04-06 Missing brackets\n", 1, "is not a record header"),
+        ("## 2026-04-06 Missing brackets\n- Tags: decision\n- Fitness: last_referenced=2026-04-06, hit_count=0, "
+         "decision_value=LOW\n- Body: b\n", 1, "header must be '## [YYYY-MM-DD] Title'"),
+        ("## [2026-04-06] Heading that tries to be a record\nfree text\n", 1, "missing field '- Tags:'"),
     ],
 )
 def test_malformed_records_are_reported_with_their_line(text: str, line: int, words: str) -> None:
@@ -40,9 +42,19 @@ def test_journals_accept_session_notes_and_check_their_items() -> None:
     assert "Mood" in found[1].message and "empty" in found[2].message
 
 
-def test_session_notes_are_not_records_in_category_files() -> None:
-    found = findings(snapshot({}, {"decisions.md": "# D\n\n## 14:30 — Session Notes\n"}), HOOK)
-    assert len(found) == 1 and "is not a record header" in found[0].message
+ORDINARY = (
+    "## Notes\nfree text\n\n"
+    "## 2026-05-13 — Email checks use gog only\n- Use `gog` only.\n\n"
+    "## [18:10] blog scraper fix\n### Cause\ntext\n\n"
+    "## [[Links]]\n- a\n\n"
+    "## 14:30 — Session Notes\n- **Decision:** x — y\n\n"
+    "## 09:30 — Deploy\n- **Why:** not a session-note label\n"
+)
+
+
+@pytest.mark.parametrize("name", ["decisions.md", "2026-04-06.md", "archive/2026-04.md", "groups/g/experience.md"])
+def test_ordinary_headings_are_never_findings(name: str) -> None:
+    assert findings(snapshot({}, {name: "# Free-form memory\n\n" + ORDINARY}), HOOK) == []
 
 
 def test_the_first_tag_of_a_journal_record_is_its_kind() -> None:

@@ -164,3 +164,33 @@ def test_newline_of_is_the_first_line_end(text: str, newline: str) -> None:
 def test_ready_to_append_ends_with_a_blank_line(text: str, ready: str) -> None:
     assert records.ready_to_append(text, "\n") == ready
     assert records.ready_to_append(text.replace("\n", "\r\n"), "\r\n") == ready.replace("\n", "\r\n")
+
+
+@pytest.mark.parametrize(
+    ("heading", "is_record"),
+    [
+        ("## [2026-04-06] Title", True),
+        ("## [2026/04/06] Slashes", True),  # tries to be a record: reported, with its date problem
+        ("## [2026-13-45] Bad date", True),
+        ("## [18:10] blog scraper fix", False),
+        ("## [[Links]]", False),
+        ("## [确认/有异议] Workflow", False),
+        ("## 2026-05-13 — Dated heading", False),
+        ("## Notes", False),
+    ],
+)
+def test_a_section_is_a_record_when_it_tries_to_be_one(heading: str, is_record: bool) -> None:
+    text = f"# T\n\n{heading}\nfree text\n"
+    (block,) = parse(text).blocks
+    assert isinstance(block, Record) is is_record
+    assert records.is_record_heading(heading) is is_record
+    assert parse(text).render() == text
+
+
+def test_record_fields_under_another_heading_make_a_malformed_record() -> None:
+    text = ("## 2026-04-06 Redis\n- Tags: decision\n- Fitness: last_referenced=2026-04-06, hit_count=0, "
+            "decision_value=LOW\n- Body: b\n")
+    (record,) = parse(text).records
+    assert not record.ok and record.title == "2026-04-06 Redis"
+    assert [problem.message for problem in record.problems] == ["header must be '## [YYYY-MM-DD] Title'"]
+    assert parse(text).entries == [] and parse(text).render() == text
