@@ -26,6 +26,7 @@ FILE = names.BASELINE  # memory-relative
 VERSION = 1
 BUDGET = "apm-budget"
 SECRETS = "apm-no-secrets"
+LINE_KEYED = frozenset({"apm-record-format", SECRETS})
 
 
 class BaselineError(CorruptStateFile):
@@ -106,15 +107,15 @@ class Baseline:
 
 
 def fingerprint(finding: Finding, text: str | None) -> str:
-    """The check and the text of the finding's line; the message when the line is not in the text."""
+    """A line's checks (record format, secrets): the check and the line's text, so the finding is the same
+    wherever the line moves.  Whole-file checks (index, state, no loss…): the check and the message."""
     line = None
-    if text is not None and finding.line > 0:
+    if finding.hook in LINE_KEYED and text is not None and finding.line > 0:
         lines = text.split("\n")
         if finding.line <= len(lines):
             line = lines[finding.line - 1].strip()
-    where = f"line\0{line}" if line is not None else f"{finding.path}\0{finding.message}"
-    basis = f"{finding.hook}\0{where}"
-    return hashlib.sha256(basis.encode("utf-8")).hexdigest()[:20]
+    where = f"line\0{line}" if line is not None else f"{_name(finding.path)}\0{finding.message}"
+    return hashlib.sha256(f"{finding.hook}\0{where}".encode()).hexdigest()[:20]
 
 
 def parse(text: str | None) -> Baseline:

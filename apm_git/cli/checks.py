@@ -80,6 +80,7 @@ def _spot(root: Path, spot: str) -> tuple[str, int]:
     path, _, line = spot.rpartition(":")
     if not path or not line.isdigit() or int(line) < 1:
         raise UsageError(f"{spot}: expected PATH:LINE, as lint prints it (e.g. memory/2026-03-06.md:12)")
-    if not Path(path).is_absolute() and (root / path).is_file():  # as lint prints it: relative to the repository
+    inside = Path.cwd().resolve().is_relative_to(root.resolve())
+    if not Path(path).is_absolute() and ((root / path).is_file() or not inside):  # as lint prints it
         return Path(path).as_posix(), int(line)
     return _repo_path(root, Path(path)), int(line)

@@ -41,7 +41,7 @@ def init_cmd(ctx: click.Context, path: Path | None, no_install: bool) -> int:
     lines += [f"  updated {name}" for name in result.updated]
     if result.commit:
         lines.append(f"  committed {result.commit[:12]} memory: init")
-    else:
+    elif not adoption.commit:
         lines.append("  already initialized: nothing changed")
     if result.hooks_installed:
         lines.append("  installed the pre-commit hook (apm checks run at every `git commit`)")
@@ -137,36 +137,13 @@ def index_cmd(ctx: click.Context) -> int:
 
 
 @cli.command("status")
+@click.option("--files", "all_files", is_flag=True, help="List every memory file with its lines and budget.")
 @click.pass_context
-def status_cmd(ctx: click.Context) -> int:
-    """Budgets used per file, last flushes, pending items, and when deep sleep and REM are due."""
+def status_cmd(ctx: click.Context, all_files: bool) -> int:
+    """Budgets, the findings that hold now (totals and the worst few), last flushes, pending items, what is due."""
+    from apm_git.cli.status_format import status_text
     from apm_git.commands.status import status
 
     result = status(state(ctx).repo())
-    lines = ["Files (lines / budget):"]
-    for item in result.files:
-        budget = f"{item.lines:>4} / {item.budget}" if item.budget is not None else f"{item.lines:>4}"
-        lines.append(f"  {budget:<12} {item.file}{'  OVER BUDGET' if item.over else ''}")
-    lines.append("Last flush:")
-    lines += [f"  {scope}: {_when(stamp)}" for scope, stamp in result.last_flush.items()]
-    lines.append(f"Pending items: {len(result.pending_items)}")
-    lines += [f"  - {_pending(item)}" for item in result.pending_items]
-    for due in result.due:
-        when = "due now" if due.due_now else f"next due {due.next_due}"
-        lines.append(f"{due.stage}: {when} (last run: {_when(due.last_run)})")
-    if result.uncommitted:
-        lines.append(f"Uncommitted memory changes: {len(result.uncommitted)} file(s); run `apm-git flush`")
-    emit(ctx, dataclasses.asdict(result), "\n".join(lines))
+    emit(ctx, result.as_dict(), status_text(result, all_files=all_files))
     return EXIT_OK
-
-
-def _when(stamp: str | None) -> str:
-    if not stamp:
-        return "never"
-    return stamp[:16].replace("T", " ")
-
-
-def _pending(item: object) -> str:
-    if isinstance(item, dict):
-        return str(item.get("finding") or item.get("text") or item)
-    return str(item)

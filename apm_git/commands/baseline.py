@@ -50,6 +50,9 @@ def record(repo: MemoryRepo) -> BaselineResult:
 
 def allow_secret(repo: MemoryRepo, spots: list[tuple[str, int]]) -> BaselineResult:
     """Mark the suspected secrets at these (repo-relative path, line) spots as false positives."""
+    for path, _ in spots:
+        if repo.memory_rel(path) is None or not (repo.root / path).is_file():
+            raise UsageError(f"{path}: no such memory file; name a file under {repo.memory_prefix}/, as lint prints it")
     with write_lock(repo):
         snap = work_tree(repo, sorted({path for path, _ in spots}))
         found = list(no_secrets.validate(snap))

@@ -11,7 +11,7 @@ from apm_git.commands.adopt import Adoption, commit_as_found, keep_replaced
 from apm_git.commands.baseline import record
 from apm_git.commit import commit
 from apm_git.config import CONFIG_FILE, load_config, parse_config
-from apm_git.memory_index import build_index
+from apm_git.memory_index import refresh_index
 from apm_git.repo import MemoryRepo, decode, find_root
 from apm_git.state import group_names
 
@@ -62,8 +62,9 @@ def init(path: Path, *, install: bool = True) -> InitResult:
     for group in sorted(set(mapping.values())):
         created += [repo.repo_path(rel) for rel in layout.ensure_group(repo, group, today, mapping)]
     withheld = [rel for rel in map(repo.memory_rel, adoption.withheld) if rel is not None]
-    if _create(repo.path(names.INDEX), build_index(repo, today, exclude=withheld).encode()):
-        created.append(repo.repo_path(names.INDEX))
+    had_index = repo.exists(names.INDEX)
+    if refresh_index(repo, today, exclude=withheld):  # an adopted journal is listed at once
+        (updated if had_index else created).append(repo.repo_path(names.INDEX))
     if _merge_lines(root / GITATTRIBUTES, templates.render("init/.gitattributes", **memory_values)):
         (created if GITATTRIBUTES not in _tracked(root, GITATTRIBUTES) else updated).append(GITATTRIBUTES)
     if hooks_config is not None:
