@@ -110,6 +110,13 @@ class Config:
 
 
 _AT_LEAST_ONE = frozenset({"every_days", "look_back_days", "proven_hits", "idle_minutes"})
+# Upper bounds, so that no value overflows the date arithmetic it feeds (a date is at most
+# year 9999) or asks for more than a machine has; each is far past any sensible setting.
+MAX_DAYS = 36_500  # a century
+_DAY_SETTINGS = frozenset({"every_days", "look_back_days", "archive_after_days", "unreferenced_days",
+                           "proven_unreferenced_days"})
+_MAXIMUM = {"idle_minutes": 525_600, "memory_budget": 10_000_000}  # a year; far past any context window
+MAX_NUMBER = 1_000_000
 _SECTIONS: dict[str, type[Any]] = {
     "deep_sleep": DeepSleep,
     "rem": Rem,
@@ -168,16 +175,9 @@ def _write_cache(path: Path, data: bytes, config: Config) -> None:
 
 
 def parse_config(text: str) -> Config:
-    from ruamel.yaml import YAML
-    from ruamel.yaml.error import YAMLError
+    from apm_git.config_yaml import load_yaml
 
-    try:
-        data = YAML(typ="rt").load(text)
-    except YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        where = f":{mark.line + 1}" if mark is not None else ""
-        problem = getattr(error, "problem", None) or "not valid YAML"
-        raise ConfigError(f"{CONFIG_FILE}{where}: {problem}; fix the file") from None
+    data = load_yaml(text)
     if data is None:
         return Config()
     if not isinstance(data, dict):
@@ -222,7 +222,7 @@ class _Reader:
             if name in values:
                 result[name] = self.section(name, section)
         if "routing" in values:
-            result["routing"] = self.routing(values["routing"])
+            result["routing"] = self.routing(values["routing"], result.get("append_only", DEFAULT_APPEND_ONLY))
         return Config(**result)
 
     def memory_dir(self, value: Any) -> str:
@@ -232,13 +232,18 @@ class _Reader:
         parts = clean.split("/")
         if clean.startswith("/") or any(part in ("", ".", "..") for part in parts) or value.startswith("/"):
             raise self.fail(self.data, "memory_dir", "memory_dir", "must be a relative folder inside the repository")
+        if any(part.casefold() == ".git" for part in parts):
+            raise self.fail(self.data, "memory_dir", "memory_dir",
+                            "must not be inside .git (git never tracks files there): name a folder of the work tree")
         return clean
 
     def integer(self, node: Any, key: str, dotted: str, *, minimum: int = 0) -> int:
         value = node[key]
-        if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-            raise self.fail(node, key, dotted, f"must be a whole number of at least {minimum} (got {value!r})")
-        return value
+        maximum = MAX_DAYS if key in _DAY_SETTINGS else _MAXIMUM.get(key, MAX_NUMBER)
+        if isinstance(value, bool) or not isinstance(value, int) or not minimum <= value <= maximum:
+            shown = repr(value) if isinstance(value, (int, float, str)) and len(repr(value)) <= 40 else "…"
+            raise self.fail(node, key, dotted, f"must be a whole number from {minimum} to {maximum} (got {shown})")
+        return int(value)
 
     def budgets(self, node: Any, memory_dir: str) -> dict[str, int]:
         if not isinstance(node, dict):
@@ -269,14 +274,15 @@ class _Reader:
             if fields[key].type in ("float", float):
                 value = node[key]
                 if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
-                    raise self.fail(node, key, f"{name}.{key}", f"must be a number from 0 to 1 (got {value!r})")
+                    shown = repr(value) if isinstance(value, (int, float, str)) and len(repr(value)) <= 40 else "…"
+                    raise self.fail(node, key, f"{name}.{key}", f"must be a number from 0 to 1 (got {shown})")
                 values[key] = float(value)
             else:
                 minimum = 1 if key in _AT_LEAST_ONE else 0
                 values[key] = self.integer(node, key, f"{name}.{key}", minimum=minimum)
         return section(**values)
 
-    def routing(self, node: Any) -> dict[str, str]:
+    def routing(self, node: Any, append_only: tuple[str, ...]) -> dict[str, str]:
         if not isinstance(node, dict):
             raise self.fail(self.data, "routing", "routing", "must map kinds to category files")
         routing = dict(DEFAULT_ROUTING)
@@ -286,8 +292,26 @@ class _Reader:
                 raise self.fail(node, key, f"routing.{key}", f"is not a kind (kinds: {', '.join(KINDS)})")
             if not isinstance(value, str) or not value.endswith(".md") or "/" in value or value.startswith("."):
                 raise self.fail(node, key, f"routing.{key}", "must name a .md file at the top of the memory dir")
+            machine = _machine_written(value, append_only)
+            if machine:
+                raise self.fail(node, key, f"routing.{key}",
+                                f"names {value}, {machine}: entries routed there would be lost; name a category file")
             routing[key] = value
         return routing
+
+
+def _machine_written(name: str, append_only: tuple[str, ...]) -> str | None:
+    """Why a top-level file of the memory dir cannot take routed entries, or None when it can.
+
+    (Files under archive/, groups/ and main/ and the JSON state files are already out: a route
+    names a .md file at the top of the memory dir.)"""
+    if name.casefold() == INDEX.casefold():
+        return "which apm-git rebuilds whole at every flush"
+    if JOURNAL_NAME.fullmatch(name):
+        return "a daily journal, which deep sleep empties into the category files and archives"
+    if any(glob_match(pattern, name) for pattern in append_only):
+        return "an append-only file (append_only), which no consolidation may rewrite"
+    return None
 
 
 def _relative(pattern: str, memory_dir: str) -> str:

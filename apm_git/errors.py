@@ -57,3 +57,35 @@ class LockTimeout(StateError):
 
 class GitError(StateError):
     pass
+
+
+class OsFailure(StateError):
+    """The operating system refused a read or write (read-only, permissions, disk full, a file where
+    a folder must be): one line naming the path and what to do."""
+
+    @classmethod
+    def of(cls, error: OSError, path: object = None) -> OsFailure:
+        return cls(describe_os_error(error, path))
+
+
+_OS_HINTS = {
+    "EROFS": "the file system is read-only: run apm-git where the repository is writable",
+    "EACCES": "permission denied: make it writable for this user (chmod)",
+    "EPERM": "the system refused (an immutable file or folder?): make it writable (chmod, chattr -i)",
+    "ENOSPC": "the disk is full: free some space, then retry",
+    "EDQUOT": "the disk quota is used up: free some space, then retry",
+    "ENOTDIR": "a file stands where a folder must be: move it away",
+    "EISDIR": "a folder stands where a file must be: move it away",
+    "ELOOP": "a symlink loop: remove the link",
+    "ENAMETOOLONG": "the name is too long: use a shorter path",
+}
+
+
+def describe_os_error(error: OSError, path: object = None) -> str:
+    import errno
+
+    name = errno.errorcode.get(error.errno or 0, "")
+    where = path if path is not None else error.filename
+    what = error.strerror or str(error)
+    hint = _OS_HINTS.get(name, "check the path, then retry")
+    return f"{where}: {what}; {hint}" if where is not None else f"{what}; {hint}"

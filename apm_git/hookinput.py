@@ -5,6 +5,7 @@ import dataclasses
 import json
 from typing import IO
 
+from apm_git import jsontext
 from apm_git.errors import StateError
 
 EVENT_TRIGGERS = {
@@ -46,7 +47,7 @@ def parse_payload(text: str) -> HookPayload:
     if not text.strip():
         raise BadHookInput("the hook input is empty; the agent hook must pipe its JSON payload to --hook-input -")
     try:
-        data = json.loads(text)
+        data = jsontext.loads(text)
     except json.JSONDecodeError as error:
         raise BadHookInput(
             f"the hook input is not valid JSON (line {error.lineno}, column {error.colno}: {error.msg}); "

@@ -9,8 +9,8 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
-from apm_git.errors import LockTimeout
-from apm_git.repo import MemoryRepo
+from apm_git.errors import LockTimeout, OsFailure, StateError, describe_os_error
+from apm_git.repo import STATE_DIR, MemoryRepo
 
 ENV_TIMEOUT = "APM_GIT_LOCK_TIMEOUT"
 DEFAULT_TIMEOUT = 30.0
@@ -25,8 +25,34 @@ def lock_timeout() -> float:
 
 @contextlib.contextmanager
 def write_lock(repo: MemoryRepo) -> Iterator[None]:
-    with file_lock(repo.state_dir / "lock", "another apm-git process"):
+    """The repository's writer lock, after checking that apm-git may write where it will: a
+    read-only memory dir or repository is refused here, before any file is touched."""
+    check_writable(repo)
+    with file_lock(repo.git_dir / STATE_DIR / "lock", "another apm-git process"):
         yield
+
+
+def check_writable(repo: MemoryRepo) -> None:
+    """Refuse (one line, nothing changed) when the memory dir, the git dir or its object store is
+    read-only: a read-only file system, permissions, or the immutable attribute."""
+    try:
+        state_dir = repo.state_dir
+    except OSError as error:
+        raise OsFailure.of(error, repo.git_dir / STATE_DIR) from None
+    objects = repo.git_dir / "objects"
+    for folder in (repo.memory, repo.git_dir, objects, state_dir):
+        if folder.is_dir() and not os.access(folder, os.W_OK):
+            raise StateError(f"{folder} is not writable ({_why_read_only(folder)}); apm-git writes there: "
+                             "make it writable, then retry (nothing was changed)")
+
+
+def _why_read_only(folder: Path) -> str:
+    try:
+        if os.statvfs(folder).f_flag & os.ST_RDONLY:
+            return "a read-only file system"
+    except OSError:
+        pass
+    return "permissions, or the immutable attribute"
 
 
 @contextlib.contextmanager
@@ -42,6 +68,8 @@ def file_lock(path: Path, holder: str) -> Iterator[None]:
         raise LockTimeout(
             f"{holder} has held {path} for {timeout:g}s; retry when it finishes (or raise {ENV_TIMEOUT})",
         ) from None
+    except OSError as error:  # the lock file cannot be made or opened: read-only, or a folder in its place
+        raise OsFailure(f"cannot take the lock {describe_os_error(error, path)} (nothing was changed)") from None
     try:
         yield
     finally:

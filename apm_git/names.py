@@ -25,6 +25,15 @@ MEMORY_MD = "MEMORY.md"  # at the repository's root: seeds main/longterm.md
 
 
 
+def zone(rel: str) -> str:
+    """Which memory a memory-relative path belongs to: `groups/<group>` (its index and its folder),
+    `main`, or "" (the Dreaming files, journals, archive and state).  No link may cross zones."""
+    parts = rel.split("/")
+    if parts[0] == GROUPS and len(parts) > 1:
+        return f"{GROUPS}/{parts[1].removesuffix('.md') if len(parts) == 2 else parts[1]}"
+    return MAIN if parts[0] == MAIN else ""
+
+
 def memory_rel(memory_dir: str, path: str) -> str | None:
     """A repo-relative path relative to the memory dir, or None when it is outside."""
     prefix = memory_dir + "/"

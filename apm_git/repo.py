@@ -9,8 +9,8 @@ from pathlib import Path
 
 from apm_git.atomic import write_atomic
 from apm_git.config import CONFIG_FILE, Config, load_config
-from apm_git.errors import NotAMemoryRepo, StateError, UnsafePath, UsageError
-from apm_git.names import memory_rel, repo_rel
+from apm_git.errors import NotAMemoryRepo, OsFailure, StateError, UnsafePath, UsageError
+from apm_git.names import memory_rel, repo_rel, zone
 
 ENV_REPO = "APM_GIT_REPO"
 STATE_DIR = "apm-git"  # under the git dir: locks, caches, session state
@@ -69,8 +69,27 @@ class MemoryRepo:
         return memory_rel(self.memory_prefix, path)
 
     def path(self, rel: str) -> Path:
-        """The file at `rel` under the memory dir; refuses anything that would leave it."""
-        return safe_join(self.memory, rel)
+        """The file at `rel` under the memory dir; refuses anything that would leave it, and a link
+        that crosses from one group (or main/) into another."""
+        target = safe_join(self.memory, rel)
+        crossed = self.crossing(rel, target)
+        if crossed is not None:
+            raise UnsafePath(crossed)
+        return target
+
+    def crossing(self, rel: str, target: Path) -> str | None:
+        """Why `target` (reached as `rel`) leads through a link into another zone, or None."""
+        home = zone(rel)
+        if not home and not target.is_symlink() and target.parent == self.memory:
+            return None  # a plain top-level file: nothing to resolve
+        landed = target.resolve().relative_to(self.memory.resolve()).as_posix()
+        if landed == ".":
+            landed = ""
+        if zone(landed) == home:
+            return None
+        where = f"{self.repo_path(landed)}" if landed else self.memory_prefix
+        return (f"{self.repo_path(rel)} leads through a symlink to {where}; links may not cross from one group "
+                "(or main/) into another memory: remove the link")
 
     def read(self, rel: str) -> str | None:
         """A memory file's text, or None when it does not exist; invalid UTF-8 is an error."""
@@ -81,16 +100,38 @@ class MemoryRepo:
             return None
         except IsADirectoryError:
             raise StateError(f"{self.repo_path(rel)} is a folder, expected a file") from None
+        except NotADirectoryError:
+            raise StateError(f"{self.blocker(rel)} is a file where a folder must be (for {self.repo_path(rel)}); "
+                             "move it away") from None
+        except OSError as error:
+            raise OsFailure.of(error, self.repo_path(rel)) from None
         return decode(data, self.repo_path(rel))
 
     def write(self, rel: str, text: str) -> None:
-        write_atomic(self.path(rel), text.encode("utf-8"))
+        path = self.path(rel)
+        try:
+            write_atomic(path, text.encode("utf-8"))
+        except NotADirectoryError:
+            raise StateError(f"{self.blocker(rel)} is a file where a folder must be (for {self.repo_path(rel)}); "
+                             "move it away") from None
+        except OSError as error:
+            raise OsFailure.of(error, self.repo_path(rel)) from None
+
+    def blocker(self, rel: str) -> str:
+        """The repo-relative path of the first folder of `rel` that is a file (or the file itself)."""
+        parts = rel.split("/")
+        for end in range(1, len(parts)):
+            folder = "/".join(parts[:end])
+            if (self.memory / folder).exists() and not (self.memory / folder).is_dir():
+                return self.repo_path(folder)
+        return self.repo_path(rel)
 
     def exists(self, rel: str) -> bool:
         return self.path(rel).is_file()
 
     def markdown_files(self, under: str = "") -> Iterator[str]:
-        """Memory-relative paths of every .md file (sorted), skipping symlinks that leave the memory dir."""
+        """Memory-relative paths of every .md file (sorted), skipping symlinks that leave the memory dir
+        or cross from one group (or main/) into another."""
         base = self.path(under) if under else self.memory
         if not base.is_dir():
             return
@@ -98,9 +139,10 @@ class MemoryRepo:
         for path in sorted(base.rglob("*.md")):
             if not path.is_file():
                 continue
-            if path.is_symlink() and not _inside(path.resolve(), memory):
+            rel = path.relative_to(self.memory).as_posix()
+            if path.is_symlink() and (not _inside(path.resolve(), memory) or self.crossing(rel, path)):
                 continue
-            yield path.relative_to(self.memory).as_posix()
+            yield rel
 
 
 def decode(data: bytes, name: str) -> str:
@@ -158,4 +200,27 @@ def open_repo(explicit: Path | None = None) -> MemoryRepo:
     root, git_dir = found
     if not (root / CONFIG_FILE).is_file():
         raise NotAMemoryRepo(f"{root} has no {CONFIG_FILE}: not a memory repository; run `apm-git init {root}`")
-    return MemoryRepo(root, git_dir, load_config(root, git_dir / STATE_DIR / CONFIG_CACHE))
+    repo = MemoryRepo(root, git_dir, load_config(root, git_dir / STATE_DIR / CONFIG_CACHE))
+    check_memory_dir(repo)
+    return repo
+
+
+def check_memory_dir(repo: MemoryRepo) -> None:
+    """Refuse a memory dir that is (or lies behind) a symlink, or that leads out of the work tree
+    or into the git dir: git cannot track files behind a link, and apm-git would read and write
+    wherever the link points."""
+    folder = repo.root
+    for part in repo.config.memory_dir.split("/"):
+        folder = folder / part
+        if folder.is_symlink():
+            target = folder.readlink()
+            raise UnsafePath(
+                f"{folder.relative_to(repo.root).as_posix()} is a symlink (to {target}); apm-git keeps memory in "
+                "a real folder of the repository: replace the link by the folder it points to",
+            )
+    resolved = repo.memory.resolve()
+    if not _inside(resolved, repo.root.resolve()):
+        raise UnsafePath(f"{repo.memory_prefix} resolves to {resolved}, outside the repository; fix memory_dir "
+                         f"in {CONFIG_FILE}")
+    if _inside(resolved, repo.git_dir.resolve()):
+        raise UnsafePath(f"{repo.memory_prefix} lies inside the git dir; fix memory_dir in {CONFIG_FILE}")

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from apm_git import clock
+from apm_git import clock, jsontext
 from apm_git.atomic import write_atomic
 from apm_git.lock import file_lock
 from apm_git.repo import MemoryRepo
@@ -62,7 +62,7 @@ def _path(repo: MemoryRepo, session: str) -> Path:
 
 def _read(path: Path, session: str) -> SessionState:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = jsontext.loads(path.read_text(encoding="utf-8"))
         files = [Held(str(item["path"]), item.get("priority"), str(item.get("role", ""))) for item in data["files"]]
         return SessionState(session, data.get("scope"), files)
     except FileNotFoundError:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from apm_git import clock, jsontext
 from apm_git.errors import CorruptStateFile, UnknownRoom
 from apm_git.names import FLUSH_STATE, GROUP_NAMES
 from apm_git.repo import GROUP_NAME_RULE, MemoryRepo, is_group_name
@@ -27,13 +28,32 @@ def flush_state_problem(data: Any) -> str | None:
     """What is wrong with the parsed `flush-state.json`, or None when it is usable."""
     if not isinstance(data, dict):
         return "must be an object with groups, main_session and pending_items"
-    for key, kind in (("groups", dict), ("main_session", dict), ("pending_items", list)):
+    for key, kind in (("groups", dict), ("main_session", dict), ("pending_items", list), ("dreaming", dict)):
         if key in data and not isinstance(data[key], kind):
             return f"{key!r} must be a JSON {'object' if kind is dict else 'array'}"
     for key, value in data.get("groups", {}).items():
         if key != "last_flush_time" and not isinstance(value, dict):
             return f"groups.{key} must be an object"
+    for dotted, value in _timestamps(data):
+        problem = clock.stamp_problem(value)
+        if problem is not None:
+            return f"{dotted!r} {problem}"
     return None
+
+
+def _timestamps(data: dict[str, Any]) -> list[tuple[str, Any]]:
+    """(dotted key, value) of every timestamp apm-git reads from flush-state.json."""
+    found = []
+    for section in ("groups", "main_session"):
+        if "last_flush_time" in data.get(section, {}):
+            found.append((f"{section}.last_flush_time", data[section]["last_flush_time"]))
+    for group, value in data.get("groups", {}).items():
+        if isinstance(value, dict) and "last_flush_time" in value:
+            found.append((f"groups.{group}.last_flush_time", value["last_flush_time"]))
+    for key in ("last_deep_sleep", "last_rem"):
+        if key in data.get("dreaming", {}):
+            found.append((f"dreaming.{key}", data["dreaming"][key]))
+    return found
 
 
 def _corrupt(repo: MemoryRepo, rel: str, where: str, what: str) -> CorruptStateFile:
@@ -52,7 +72,7 @@ def _load_json(repo: MemoryRepo, rel: str) -> Any:
     if text is None:
         return None
     try:
-        data = json.loads(text)
+        data = jsontext.loads(text)
     except json.JSONDecodeError as error:
         raise _corrupt(repo, rel, f":{error.lineno}:{error.colno}", f"not valid JSON ({error.msg})") from None
     problem = PROBLEMS[rel](data)

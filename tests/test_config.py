@@ -60,5 +60,5 @@ def test_invalid_config_exits_3_with_one_line(repo_root: Path, run_cli: Invoke) 
     ran = run_cli("--repo", str(repo_root), "status")
     assert ran.exit_code == 3
     assert ran.stderr.strip().splitlines() == [
-        "apm-git: apm.yaml:2: rem.proven_hits must be a whole number of at least 1 (got 'zero'); fix the file",
+        "apm-git: apm.yaml:2: rem.proven_hits must be a whole number from 1 to 1000000 (got 'zero'); fix the file",
     ]

@@ -59,3 +59,25 @@ def test_dream_promotes_then_scores_and_reports_a_refused_rem(repo: MemoryRepo, 
     assert "last_rem" not in state  # REM did not run: it stays due
     ran = run_cli("--repo", str(repo.root), "dream", "--force", env={"APM_GIT_NOW": "2026-04-01T10:00:00+00:00"})
     assert ran.exit_code == 0 and "rem archived 2" in ran.stdout
+
+
+def test_a_prose_file_over_budget_neither_keeps_a_record_out_nor_archives_it(
+    repo: MemoryRepo, run_cli: Invoke,
+) -> None:
+    """Issue 8: a 256-line prose people.md (budget 100) kept a HIGH person record out, and REM then archived
+    it with its journal in the same run, with a note blaming 'proven or conflicting entries'."""
+    prose = "# People\n\n## Alice\n" + "".join(f"- note {n} about Alice\n" for n in range(253))
+    (repo.memory / "people.md").write_text(prose, encoding="utf-8")
+    journal = "# 2026-03-01\n\n" + record("2026-03-01", "Bob prefers email", "person", value="HIGH").rstrip("\n") + "\n"
+    (repo.memory / "2026-03-01.md").write_text(journal, encoding="utf-8")
+    code, made = dream_at(run_cli, repo, "2026-04-01")
+    assert code == 0 and made[1:] == ["memory: deep-sleep promoted 1", "memory: rem journals moved 1"], made
+    people = (repo.memory / "people.md").read_text(encoding="utf-8")
+    assert people.startswith(prose) and "## [2026-03-01] Bob prefers email" in people
+    assert not list((repo.memory / "archive").glob("*.md"))  # no entry archived: the record is live
+    body = git(repo.root, "log", "-1", "--format=%b")
+    assert "memory/people.md stays over budget (263 > 100 lines): its 257 lines of prose alone pass" in body, body
+    assert "proven" not in body
+    # The journal, emptied by the promotion, moved whole and ends as it was written (one newline).
+    moved = repo.memory / "archive" / "journals" / "2026-03-01.md"
+    assert moved.read_bytes() == b"# 2026-03-01\n"

@@ -16,11 +16,12 @@ def validate(snap: Snapshot) -> Iterator[Finding]:
             continue
         import json  # only when a state file changed: most commits never need these
 
+        from apm_git import jsontext
         from apm_git.state import PROBLEMS
 
         text = snap.new[path]
         try:
-            data = json.loads(text)
+            data = jsontext.loads(text)
         except json.JSONDecodeError as error:
             yield Finding(path, error.lineno, ID, f"not valid JSON ({error.msg}, column {error.colno}); fix the file")
             continue

@@ -10,12 +10,12 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from apm_git import __version__
-from apm_git.errors import EXIT_FINDINGS, EXIT_USAGE, ApmGitError
+from apm_git.errors import EXIT_FINDINGS, EXIT_STATE, EXIT_USAGE, ApmGitError, describe_os_error
 
 HOOK_FLAG = "--hook-input"
 
@@ -45,6 +45,52 @@ def emit(ctx: click.Context, data: Any, text: str | None) -> None:
         click.echo(text)
 
 
+def safe_streams() -> None:
+    """stdout and stderr that never raise on a character: UTF-8 where the locale says ASCII (LANG=C
+    without Python's UTF-8 mode, as PEP 540 would choose), and a backslash escape for what still
+    cannot be written (a lone surrogate, a character the user's chosen encoding lacks)."""
+    import codecs
+
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is None:
+            continue
+        encoding = codecs.lookup(getattr(stream, "encoding", None) or "ascii").name
+        reconfigure(encoding="utf-8" if encoding == "ascii" else encoding, errors="backslashreplace")
+
+
+if TYPE_CHECKING:
+    _TextType = click.ParamType[str]
+else:  # click before 8.2 has no generic ParamType
+    _TextType = click.ParamType
+
+
+class Utf8Text(_TextType):
+    """Text that goes into memory (an entry, a title, a query, a room id): the UTF-8 its bytes are.
+
+    Under LANG=C without UTF-8 mode Python decodes argv as ASCII and keeps every other byte as a
+    surrogate ("café" arrives as "caf\\udcc3\\udca9"), which no UTF-8 file can hold and no id would
+    match.  Paths are left as the OS gave them: that form is the one the OS opens.
+    """
+
+    name = "text"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        import os
+
+        text = str(value)
+        if text.isascii():
+            return text
+        try:
+            return os.fsencode(text).decode("utf-8")
+        except (UnicodeEncodeError, UnicodeDecodeError):
+            self.fail(f"{text.encode('utf-8', 'backslashreplace').decode()!r} is not valid UTF-8; pass UTF-8 text",
+                      param, ctx)
+
+
+UTF8 = Utf8Text()
+
+
 def _hook_mode(args: Sequence[str]) -> bool:
     return any(arg == HOOK_FLAG or arg.startswith(HOOK_FLAG + "=") for arg in args)
 
@@ -56,10 +102,15 @@ class ApmGroup(click.Group):
         except ApmGitError as error:
             click.echo(f"apm-git: {error}", err=True)
             ctx.exit(error.exit_code)
+        except OSError as error:  # the last net: a refusal of the OS that no layer named more precisely
+            click.echo(f"apm-git: {describe_os_error(error)}", err=True)
+            ctx.exit(EXIT_STATE)
 
     def main(self, args: Sequence[str] | None = None, *rest: Any, **kwargs: Any) -> Any:
         argv = list(sys.argv[1:] if args is None else args)
         kwargs["standalone_mode"] = False
+        if args is None:
+            safe_streams()
         try:
             code = super().main(argv, *rest, **kwargs)
         except click.exceptions.Exit as stop:

@@ -7,7 +7,7 @@ from typing import IO
 
 import click
 
-from apm_git.cli import cli, emit, state
+from apm_git.cli import UTF8, cli, emit, state
 from apm_git.config import KINDS
 from apm_git.errors import EXIT_OK
 from apm_git.model.fitness import VALUES
@@ -57,10 +57,10 @@ def journal_group() -> None:
 
 
 @journal_group.command("add")
-@click.argument("text")
+@click.argument("text", type=UTF8)
 @click.option("--kind", required=True, type=click.Choice(KINDS), help="What the item is.")
-@click.option("--title", help="Record title (default: the first words of TEXT).")
-@click.option("--tags", help="Extra tags, comma-separated.")
+@click.option("--title", type=UTF8, help="Record title (default: the first words of TEXT).")
+@click.option("--tags", type=UTF8, help="Extra tags, comma-separated.")
 @click.option("--value", type=click.Choice(VALUES), default="MEDIUM", show_default=True,
               help="decision_value of the entry.")
 @click.pass_context
@@ -77,12 +77,12 @@ def journal_add_cmd(ctx: click.Context, text: str, kind: str, title: str | None,
 @click.option("--trigger", type=click.Choice(FLUSH_TRIGGERS), default="manual",
               show_default=True, help="What asked for the flush (taken from --hook-input when not given).")
 @click.option("--scope", help="all, main or group:NAME (default: all).")
-@click.option("--room", help="Room id; flushes the group it maps to in group_names.json.")
-@click.option("-m", "--message", help="Commit message body.")
+@click.option("--room", type=UTF8, help="Room id; flushes the group it maps to in group_names.json.")
+@click.option("-m", "--message", type=UTF8, help="Commit message body.")
 @click.option("--hook-input", "hook_input", type=click.File("r", encoding="utf-8"),
               help="Agent hook payload (JSON) from FILE or - for stdin: session, trigger and cwd.")
 @click.option("--if-idle", is_flag=True, help="Flush only when the newest change is flush.idle_minutes old.")
-@click.option("--session", help="Session id for the Apm-Session trailer.")
+@click.option("--session", type=UTF8, help="Session id for the Apm-Session trailer.")
 @click.pass_context
 def flush_cmd(
     ctx: click.Context, trigger: str, scope: str | None, room: str | None, message: str | None,

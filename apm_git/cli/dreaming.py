@@ -7,6 +7,7 @@ from typing import IO, Any
 
 import click
 
+from apm_git import jsontext
 from apm_git.cli import cli, emit, state
 from apm_git.errors import EXIT_FINDINGS, EXIT_OK, UsageError
 from apm_git.model.trailers import CONSOLIDATION
@@ -50,7 +51,7 @@ def deep_sleep_cmd(ctx: click.Context, show_plan: bool, plan_file: IO[str] | Non
     plan_data = None
     if plan_file is not None:
         try:
-            plan_data = json.load(plan_file)
+            plan_data = jsontext.loads(plan_file.read())
         except (json.JSONDecodeError, UnicodeDecodeError) as error:
             where = (f"{plan_file.name}:{error.lineno}: not valid JSON ({error.msg})"
                      if isinstance(error, json.JSONDecodeError)

@@ -8,7 +8,7 @@ from typing import IO
 
 import click
 
-from apm_git.cli import cli, emit, state
+from apm_git.cli import UTF8, cli, emit, state
 from apm_git.errors import EXIT_FINDINGS, EXIT_OK, UsageError
 from apm_git.model.fitness import VALUES
 
@@ -17,12 +17,12 @@ FRESH_SOURCES = ("clear", "compact")  # SessionStart sources after which the age
 
 
 @cli.command("load")
-@click.option("--room", help="Room id of a group chat; mapped to its group through group_names.json.")
+@click.option("--room", type=UTF8, help="Room id of a group chat; mapped to its group through group_names.json.")
 @click.option("--group", help="Group name (memory/groups/NAME.md is its index).")
 @click.option("--main", "main_session", is_flag=True, help="The DM (main session) memory.")
-@click.option("--intent", help="What the agent is about to do; matched against the routing table.")
+@click.option("--intent", type=UTF8, help="What the agent is about to do; matched against the routing table.")
 @click.option("--budget", type=click.IntRange(min=1), help="Token budget (default: memory_budget in apm.yaml).")
-@click.option("--session", help="Session id: the loading discipline counts files across its loads.")
+@click.option("--session", type=UTF8, help="Session id: the loading discipline counts files across its loads.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS),
               help="Output format (default: markdown; json under --json).")
 @click.option("--hook-input", "hook_input", type=click.File("r", encoding="utf-8"),
@@ -67,14 +67,15 @@ def load_cmd(
 
 @cli.command("remember")
 @click.option("--scope", "scope_text", required=True, help="main or group:NAME.")
-@click.option("--decision", help="A decision: appended as a record (group: experience.md; main: today's journal).")
-@click.option("--title", help="Title of the decision record (default: its first words).")
+@click.option("--decision", type=UTF8,
+              help="A decision: appended as a record (group: experience.md; main: today's journal).")
+@click.option("--title", type=UTF8, help="Title of the decision record (default: its first words).")
 @click.option("--value", type=click.Choice(VALUES), default="MEDIUM", show_default=True,
               help="decision_value of the decision record.")
-@click.option("--task", help="A task whose status changed: added to or updated in attention.md.")
-@click.option("--status", help="The task's status (todo, doing, blocked, done, …).")
+@click.option("--task", type=UTF8, help="A task whose status changed: added to or updated in attention.md.")
+@click.option("--status", type=UTF8, help="The task's status (todo, doing, blocked, done, …).")
 @click.option("--route", "route_file", help="Route --keywords to this file of the scope (appends an index row).")
-@click.option("--keywords", help="Comma-separated trigger keywords for --route.")
+@click.option("--keywords", type=UTF8, help="Comma-separated trigger keywords for --route.")
 @click.option("--priority", type=click.Choice(["P0", "P1", "P2", "P3"]), help="Priority of the --route row.")
 @click.option("--deprecate-route", "deprecate_file", help="Mark the index rows of this file [DEPRECATED].")
 @click.pass_context
@@ -119,7 +120,7 @@ def remember_cmd(
 
 
 @cli.command("search")
-@click.argument("query")
+@click.argument("query", type=UTF8)
 @click.option("--archive", "archive_only", is_flag=True, help="Search only memory/archive/.")
 @click.option("--limit", type=click.IntRange(min=1), default=10, show_default=True, help="Entries to show.")
 @click.option("--group", help="Search this group's memory (groups/NAME/) instead; groups are never searched otherwise.")

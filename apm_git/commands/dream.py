@@ -27,11 +27,16 @@ def due_stages(repo: MemoryRepo) -> list[str]:
 def dream(repo: MemoryRepo, *, force: bool = False) -> DreamResult:
     """Deep sleep when `deep_sleep.every_days` have passed since it last ran, then REM likewise."""
     result = DreamResult()
+    promoted: frozenset[str] = frozenset()  # a record promoted in this run is not archived in it
     for stage in ("deep-sleep", "rem"):
         if stage not in due_stages(repo):
             continue
         try:
-            result.ran.append(deep_sleep(repo, force=force) if stage == "deep-sleep" else rem(repo, force=force))
+            if stage == "deep-sleep":
+                result.ran.append(deep_sleep(repo, force=force))
+                promoted = frozenset(str(p["id"]) for p in result.ran[-1].plan.get("promote", []))
+            else:
+                result.ran.append(rem(repo, force=force, fresh=promoted))
         except PlanRefused as refused:
             result.refused = str(refused)
             break

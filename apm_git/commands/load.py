@@ -19,7 +19,7 @@ import re
 
 from apm_git import clock, layout, names
 from apm_git.commands.load_guards import CONVENTIONS, Breaker, Discipline, LoadedFile, SkippedFile
-from apm_git.errors import ApmGitError, StateError, UsageError
+from apm_git.errors import ApmGitError, StateError, UnsafePath, UsageError
 from apm_git.model import domains
 from apm_git.model.routing import RouteChoice, RoutingTable, parse_routing, rank_routes
 from apm_git.repo import InvalidUtf8, MemoryRepo, check_group_name
@@ -82,7 +82,7 @@ class _Run:
         name = self.repo.repo_path(rel)
         try:
             text = self.repo.read(rel)
-        except InvalidUtf8 as error:
+        except (InvalidUtf8, UnsafePath) as error:  # a damaged file, or a link into another memory
             self.breaker.skipped.append(SkippedFile(name, role, priority, str(error)))
             return None
         if text is None:

@@ -85,7 +85,8 @@ def _dump(data: Any, mapping: int, sequence: int, offset: int) -> str:
 def install(root: Path) -> str | None:
     """Run `pre-commit install` with apm-git's own Python; None when it worked, else why not."""
     proc = subprocess.run(
-        (sys.executable, "-m", "pre_commit", "install"), cwd=root, capture_output=True, text=True, check=False,
+        (sys.executable, "-m", "pre_commit", "install"), cwd=root, capture_output=True, check=False,
+        encoding="utf-8", errors="replace",
     )
     if proc.returncode == 0:
         return None

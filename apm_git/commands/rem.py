@@ -26,12 +26,15 @@ from apm_git.repo import MemoryRepo
 STAGE = "rem"
 
 
-def rem(repo: MemoryRepo, *, dry_run: bool = False, force: bool = False) -> StageResult:
+def rem(
+    repo: MemoryRepo, *, dry_run: bool = False, force: bool = False, fresh: frozenset[str] = frozenset(),
+) -> StageResult:
+    """`fresh`: ids promoted earlier in the same run (by `dream`'s deep sleep), never archived by this one."""
     started = time.perf_counter()
-    flushed = None if dry_run else flush_first(repo, STAGE, lambda: _plan(repo, force))
+    flushed = None if dry_run else flush_first(repo, STAGE, lambda: _plan(repo, force, fresh))
     with write_lock(repo):
         left = [] if dry_run else left_out(repo)
-        outcome = _plan(repo, force, left)
+        outcome = _plan(repo, force, fresh, left)
         plan = outcome.plan
         summary = counted(
             [("archived", len(plan.archivals)), ("proven", len(plan.proven)),
@@ -46,16 +49,16 @@ def rem(repo: MemoryRepo, *, dry_run: bool = False, force: bool = False) -> Stag
         if not dry_run:
             moves = [(move.source, move.target) for move in plan.journal_moves]
             changes = Changes(outcome.writes, moves, outcome.read)
-            commit_stage(repo, result, changes, _body(plan), plan.day)
+            commit_stage(repo, result, changes, _body(plan, repo.memory_prefix), plan.day)
     result.elapsed = time.perf_counter() - started
     return result
 
 
-def _plan(repo: MemoryRepo, force: bool, left: list[str] | None = None) -> RemOutcome:
+def _plan(repo: MemoryRepo, force: bool, fresh: frozenset[str], left: list[str] | None = None) -> RemOutcome:
     today = clock.today()
     left = left or []
     files = {name: repo.read(name) or "" for name in scored_files(repo, left)}
-    outcome = plan_rem(files, repo.read(layout.archive_file(today)), today, repo.config)
+    outcome = plan_rem(files, repo.read(layout.archive_file(today)), today, repo.config, fresh)
     if _old_journals(repo, today):  # worth asking deep sleep which of them have nothing left to promote
         memory = read_memory(repo, left)
         outcome.plan.journal_moves = without_left_out(plan_deep_sleep(memory, today, repo.config), left).journal_moves
@@ -69,10 +72,10 @@ def _old_journals(repo: MemoryRepo, today: dt.date) -> list[str]:
     return [name for name in layout.journals(repo) if (today - (layout.journal_date(name) or today)).days > limit]
 
 
-def _body(plan: RemPlan) -> str:
+def _body(plan: RemPlan, prefix: str) -> str:
     lines = [f"REM of {plan.day.isoformat()}: survival merge of {plan.live} live entries."]
     lines += [
-        f"{file} stays over budget ({count} > {budget} lines): only proven or conflicting entries are left to archive."
-        for file, count, budget in plan.over_budget
+        f"{prefix}/{over.file} stays over budget ({over.lines} > {over.budget} lines): {over.why()}."
+        for over in plan.over_budget
     ]
     return "\n".join(lines)

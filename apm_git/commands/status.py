@@ -92,7 +92,10 @@ def due_dates(state: dict[str, Any], today: dt.date, every: dict[str, int]) -> l
     for stage, days in every.items():
         last = dreaming.get(f"last_{stage.replace('-', '_')}") if isinstance(dreaming, dict) else None
         last_moment = clock.parse_stamp(last) if isinstance(last, str) else None
-        next_due = last_moment.date() + dt.timedelta(days=days) if last_moment else today
+        try:
+            next_due = last_moment.date() + dt.timedelta(days=days) if last_moment else today
+        except OverflowError:  # unreachable through apm.yaml and flush-state.json, which are range-checked
+            next_due = dt.date.max
         result.append(Due(stage, last if last_moment else None, next_due.isoformat(), next_due <= today))
     return result
 

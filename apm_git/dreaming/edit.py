@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from apm_git.model.records import Block, Record, RecordFile, ready_to_append, strip_eol
+from apm_git.model.records import Block, Record, RecordFile, eol_of, ready_to_append, split_lines, strip_eol
 
 
 def record_text(record: Record, newline: str = "\n") -> str:
@@ -37,6 +37,30 @@ def rewrite(parsed: RecordFile, replace: Mapping[int, Block | None]) -> str:
         if new is not None:
             parts.append(new.text)
     return "".join(parts)
+
+
+def keep_end(before: str, after: str) -> str:
+    """`after` ending as `before` did: the same blank lines after its last line of text.
+
+    Taking a journal's last section out leaves the blank line that separated it from the one
+    before; without this the journal would end with one newline more than it was written with,
+    and carry it into the archive when it moves there.
+    """
+    body, _ = _split_end(after)
+    if not body:
+        return after
+    return body + _split_end(before)[1]
+
+
+def _split_end(text: str) -> tuple[str, str]:
+    """(text up to the end of its last non-blank line's content, the line end and blank lines after it)."""
+    lines = split_lines(text)
+    last = len(lines) - 1
+    while last >= 0 and not strip_eol(lines[last]).strip():
+        last -= 1
+    if last < 0:
+        return "", text
+    return "".join(lines[:last]) + strip_eol(lines[last]), eol_of(lines[last]) + "".join(lines[last + 1:])
 
 
 def without_lines(block: Block, offsets: Iterable[int]) -> Block | None:

@@ -13,7 +13,7 @@ from typing import TypeVar
 from apm_git import layout, names
 from apm_git.config import Config
 from apm_git.dreaming.archive import add_to_archive, archived
-from apm_git.dreaming.edit import append_records, rewrite, without_lines
+from apm_git.dreaming.edit import append_records, keep_end, rewrite, without_lines
 from apm_git.dreaming.items import JournalItem, collect_items
 from apm_git.dreaming.plan import Archival, DeepSleepPlan, Promotion
 from apm_git.dreaming.plan_deep_sleep import NEVER_PROMOTED, Memory, promoted_record
@@ -57,7 +57,7 @@ def execute_deep_sleep(plan: DeepSleepPlan, memory: Memory, config: Config, arch
             index: None if lines is None else without_lines(parsed.blocks[index], lines)
             for index, lines in blocks.items()
         }
-        changes.writes[name] = rewrite(parsed, replace)
+        changes.writes[name] = keep_end(memory.journals[name], rewrite(parsed, replace))
     categories = {name: memory.categories.get(name, "") for name in set(additions) | {a.source for a in plan.archivals}}
     archive_additions = _take_archived(plan.archivals, categories, plan.day, config)
     for name, records in additions.items():
@@ -219,13 +219,16 @@ def rescored(plan: DeepSleepPlan, memory: Memory, config: Config) -> DeepSleepPl
 
 
 def budget_problems(plan: DeepSleepPlan, memory: Memory, config: Config, changes: Changes) -> list[str]:
-    """The category files that the plan's promotions (carried out as `changes`) would put over budget."""
+    """The category files that the plan's promotions (carried out as `changes`) would put over budget
+    (a file whose prose alone is over budget excepted)."""
     problems = []
     for name in sorted({p.target for p in plan.promotions}):
         budget = config.budget_for(name)
-        before = count_lines(memory.categories.get(name, ""))
+        text = memory.categories.get(name, "")
+        before = count_lines(text)
         after = count_lines(changes.writes[name])
-        if budget is not None and after > budget and after > before:
+        # Prose alone over budget: no archival could make room, so the promotions are not refused.
+        if budget is not None and after > budget and after > before and parse(text).prose_lines < budget:
             problems.append(
                 f"promotions would put {config.memory_dir}/{name} over its budget ({after} > {budget} lines); "
                 "add archive moves or drop promotions",

@@ -76,6 +76,31 @@ class Supersession:
     summary: str
 
 
+@dataclasses.dataclass(frozen=True)
+class OverBudget:
+    """A file REM leaves over its budget, and what is left in it that REM may not move."""
+
+    file: str
+    lines: int
+    budget: int
+    prose: int  # lines outside records (never moved by consolidation)
+    protected: int  # proven or conflicting entries
+    fresh: int = 0  # entries promoted in the same run
+
+    def why(self) -> str:
+        if self.prose >= self.budget:
+            return (f"its {self.prose} lines of prose alone pass the budget, and consolidation never moves prose "
+                    "(split or trim it by hand, or raise its budget in apm.yaml)")
+        parts = []
+        if self.prose:
+            parts.append(f"{self.prose} lines of prose that consolidation does not move")
+        if self.protected:
+            parts.append(f"{self.protected} proven or conflicting entr{'y' if self.protected == 1 else 'ies'}")
+        if self.fresh:
+            parts.append(f"{self.fresh} entr{'y' if self.fresh == 1 else 'ies'} promoted in this run")
+        return "what is left is " + " and ".join(parts) if parts else "nothing is left to archive"
+
+
 @dataclasses.dataclass
 class DeepSleepPlan:
     day: dt.date
@@ -94,7 +119,7 @@ class RemPlan:
     supersessions: list[Supersession] = dataclasses.field(default_factory=list)
     archivals: list[Archival] = dataclasses.field(default_factory=list)
     journal_moves: list[JournalMove] = dataclasses.field(default_factory=list)
-    over_budget: list[tuple[str, int, int]] = dataclasses.field(default_factory=list)  # file, lines, budget
+    over_budget: list[OverBudget] = dataclasses.field(default_factory=list)
 
 
 # --------------------------------------------------------------------------- JSON
@@ -141,7 +166,11 @@ def rem_json(plan: RemPlan, prefix: str) -> dict[str, Any]:
             for a in plan.archivals
         ],
         "journals": [{"from": at(m.source), "to": at(m.target)} for m in plan.journal_moves],
-        "over_budget": [{"file": at(f), "lines": n, "budget": b} for f, n, b in plan.over_budget],
+        "over_budget": [
+            {"file": at(o.file), "lines": o.lines, "budget": o.budget, "prose": o.prose, "protected": o.protected,
+             "fresh": o.fresh}
+            for o in plan.over_budget
+        ],
     }
 
 

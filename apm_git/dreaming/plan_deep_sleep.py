@@ -11,11 +11,14 @@ An item is promoted when it is
 The first occurrence of an id (oldest journal, first in file) is the one promoted; identical
 copies of it (same id and text) go with it; a copy with other text stays where it is.
 
-A category file never ends over its line budget: when the promoted records would pass it,
-the file's entries and the new records compete by score (apm_git.dreaming.score); the
-lowest go first (an old entry to the archive, a new one stays in its journal for now),
-never a proven entry or one in conflict.  A journal more than `journals.archive_after_days`
-old that this run takes nothing from moves whole to `archive/journals/`.
+A category file never ends over its line budget because of a promotion: when the promoted
+records would pass it, the file's entries and the new records compete by score
+(apm_git.dreaming.score); the lowest go first (an old entry to the archive, a new one stays
+in its journal for now), never a proven entry or one in conflict.  A file that its prose
+alone (lines outside records, which consolidation never moves) puts over budget takes its
+promotions and loses nothing: no entry could bring it to its budget.  A journal more than
+`journals.archive_after_days` old that this run takes nothing from, and that holds no item
+kept out for room (it still has something to promote), moves whole to `archive/journals/`.
 """
 from __future__ import annotations
 
@@ -67,11 +70,12 @@ def plan_deep_sleep(memory: Memory, today: dt.date, config: Config) -> DeepSleep
     plan = DeepSleepPlan(today)
     items = memory.items()
     candidates = _candidates(items, memory, config, plan.kept)
+    waiting: set[str] = set()  # journals holding an item kept out for room: not done with
     for target in sorted({candidate.target for candidate in candidates}):
         group = [candidate for candidate in candidates if candidate.target == target]
-        _fit(plan, group, target, memory.categories.get(target, ""), today, config)
+        waiting |= _fit(plan, group, target, memory.categories.get(target, ""), today, config)
     touched = {p.source for p in plan.promotions} | {copy for p in plan.promotions for copy in p.copies}
-    plan.journal_moves = journal_moves(list(items), touched, memory.archived_journals, today, config)
+    plan.journal_moves = journal_moves(list(items), touched | waiting, memory.archived_journals, today, config)
     return plan
 
 
@@ -156,15 +160,17 @@ def _candidates(
 
 def _fit(
     plan: DeepSleepPlan, group: list[Candidate], target: str, text: str, today: dt.date, config: Config,
-) -> None:
-    """Promote `group` into `target`, making room by score when the file would pass its budget."""
+) -> set[str]:
+    """Promote `group` into `target`, making room by score when the file would pass its budget;
+    the journals of the candidates kept out for room."""
     parsed = parse(text)
     records = [promoted_record(c.item, c.copies, names.repo_rel(config.memory_dir, c.item.journal)) for c in group]
     chosen = dict.fromkeys(range(len(group)))
     removed: list[int] = []
     budget = config.budget_for(target)
     lines = LinesAfterEdit(parsed, records, parsed.newline)
-    if budget is not None and lines.count > budget:
+    waiting = set()
+    if budget is not None and lines.count > budget and parsed.prose_lines < budget:
         pool: list[tuple[tuple[int, str, str, str], int, int]] = [
             (budget_order(block, today, config.rem), 0, index)
             for index, block in enumerate(parsed.blocks)
@@ -178,6 +184,7 @@ def _fit(
                 del chosen[index]
                 lines.take_back(index)
                 candidate = group[index]
+                waiting.add(candidate.item.journal)
                 plan.kept.append(Kept(candidate.item.entry_id, candidate.item.journal,
                                       f"no room in {config.memory_dir}/{target} (budget {budget} lines)"))
             else:
@@ -194,6 +201,7 @@ def _fit(
         plan.archivals.append(Archival(
             record.id, target, layout.archive_file(today), record_score(record, today, config.rem), "budget",
         ))
+    return waiting
 
 
 def _record(parsed: RecordFile, index: int) -> Record:

@@ -12,8 +12,10 @@ In this order, over the live entries of the category files and of each group's
    `Superseded-by:` and the newer gets `Supersedes: <id> — <one line of the old body>`;
 4. archive for value (apm_git.dreaming.score.archive_for_value);
 5. while a file is over its line budget, archive its lowest-scored entries, never a proven
-   entry or one in conflict.
-An entry with a `Conflicts:` field is never folded, superseded or archived.
+   entry or one in conflict; a file that its prose alone (the lines outside records, which
+   consolidation never moves) puts over budget loses no entry for room.
+An entry with a `Conflicts:` field is never folded, superseded or archived, and an entry
+promoted in the same run (`fresh`: deep sleep's promotions in one `dream`) is never archived.
 """
 from __future__ import annotations
 
@@ -26,7 +28,7 @@ from apm_git import layout, names
 from apm_git.config import Config
 from apm_git.dreaming.archive import add_to_archive, archived
 from apm_git.dreaming.edit import rewrite
-from apm_git.dreaming.plan import Archival, Fold, ProvenMark, RemPlan, Supersession
+from apm_git.dreaming.plan import Archival, Fold, OverBudget, ProvenMark, RemPlan, Supersession
 from apm_git.dreaming.score import archive_for_value, budget_order, fitness_of, protected, record_score
 from apm_git.model.entry_id import ENTRY_ID
 from apm_git.model.fitness import VALUES, Fitness
@@ -71,8 +73,12 @@ class RemOutcome:
     read: dict[str, str] = dataclasses.field(default_factory=dict)  # what each write replaces ("": nothing)
 
 
-def plan_rem(files: Mapping[str, str], archive_text: str | None, today: dt.date, config: Config) -> RemOutcome:
-    """`files` are the texts of the scored files by memory-relative path; `archive_text` the month's archive."""
+def plan_rem(
+    files: Mapping[str, str], archive_text: str | None, today: dt.date, config: Config,
+    fresh: frozenset[str] = frozenset(),
+) -> RemOutcome:
+    """`files` are the texts of the scored files by memory-relative path; `archive_text` the month's archive;
+    `fresh` the ids promoted earlier in the same run (never archived by it)."""
     parsed = {name: parse(text) for name, text in files.items()}
     entries = [
         _Entry(name, index, block, order)
@@ -90,9 +96,11 @@ def plan_rem(files: Mapping[str, str], archive_text: str | None, today: dt.date,
     _mark_proven(entries, plan, config)
     _supersede(entries, plan, superseded_by)
     for entry in entries:
-        if not entry.gone and archive_for_value(entry.record, today, config.rem, entry.fitness):
+        if entry.gone or entry.record.id in fresh:
+            continue
+        if archive_for_value(entry.record, today, config.rem, entry.fitness):
             entry.gone = "value"
-    _enforce_budgets(entries, parsed, plan, today, config)
+    _enforce_budgets(entries, parsed, plan, today, config, fresh)
     archived_records = []
     for entry in entries:
         if entry.gone is None or entry.gone == "merged":
@@ -210,6 +218,7 @@ def _summary(record: Record) -> str:
 
 def _enforce_budgets(
     entries: list[_Entry], parsed: Mapping[str, RecordFile], plan: RemPlan, today: dt.date, config: Config,
+    fresh: frozenset[str],
 ) -> None:
     for name, doc in parsed.items():
         budget = config.budget_for(name)
@@ -221,16 +230,20 @@ def _enforce_budgets(
         )
         if lines <= budget:
             continue
-        for entry in sorted(
-            (e for e in mine if not e.gone and not protected(e.record)),
-            key=lambda e: budget_order(e.record, today, config.rem, e.fitness),
-        ):
-            if lines <= budget:
-                break
-            entry.gone = "budget"
-            lines -= len(entry.record.lines)
+        prose = doc.prose_lines
+        movable = [e for e in mine if not e.gone and not protected(e.record) and e.record.id not in fresh]
+        if prose < budget:  # prose alone over budget: archiving entries would not bring the file to it
+            for entry in sorted(movable, key=lambda e: budget_order(e.record, today, config.rem, e.fitness)):
+                if lines <= budget:
+                    break
+                entry.gone = "budget"
+                lines -= len(entry.record.lines)
         if lines > budget:
-            plan.over_budget.append((name, lines, budget))
+            left = [e for e in mine if not e.gone]
+            plan.over_budget.append(OverBudget(
+                name, lines, budget, prose, sum(1 for e in left if protected(e.record)),
+                sum(1 for e in left if e.record.id in fresh and not protected(e.record)),
+            ))
 
 
 def _render(parsed: Mapping[str, RecordFile], entries: list[_Entry]) -> dict[str, str]:

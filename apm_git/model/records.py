@@ -213,6 +213,12 @@ class RecordFile:
     def line_count(self) -> int:
         return len(self.preamble.lines) + sum(len(block.lines) for block in self.blocks)
 
+    @property
+    def prose_lines(self) -> int:
+        """Lines outside the well-formed records (preamble, ordinary sections, malformed records):
+        what consolidation never moves, so never makes room by."""
+        return self.line_count - sum(len(record.lines) for record in self.entries)
+
     def problems(self) -> Iterator[Problem]:
         for record in self.records:
             yield from record.problems

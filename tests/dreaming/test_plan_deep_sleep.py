@@ -5,7 +5,7 @@ import dataclasses
 import datetime as dt
 
 from apm_git.config import Config
-from apm_git.dreaming.execute import execute_deep_sleep, validate
+from apm_git.dreaming.execute import budget_problems, execute_deep_sleep, validate
 from apm_git.dreaming.plan import Promotion
 from apm_git.dreaming.plan_deep_sleep import Memory, plan_deep_sleep
 from apm_git.model.records import parse
@@ -165,3 +165,37 @@ def test_validate_names_every_problem_of_an_edited_plan() -> None:
         "promote 2026-04-09-a-lesson: target memory/INDEX.md is not a category file (one of decisions.md, "
         "lessons.md, people.md, project-context.md, tools-config.md)",
     ]
+
+
+def test_a_journal_keeps_its_end_when_its_last_entry_is_promoted() -> None:
+    # As an agent writes it: one newline after the last line, none of the tests' blank separators.
+    text = journal(record("2026-04-09", "Finish it", "pending"), record("2026-04-09", "A lesson", "lesson"))
+    for ending in ("\n", "\r\n", ""):
+        written = text.rstrip("\n") + ending if ending != "\r\n" else text.rstrip("\n").replace("\n", "\r\n") + "\r\n"
+        memory = memory_of({"2026-04-09.md": written})
+        changes = execute_deep_sleep(plan_deep_sleep(memory, TODAY, CONFIG), memory, CONFIG, {})
+        left = changes.writes["2026-04-09.md"]
+        newline = "\r\n" if ending == "\r\n" else "\n"
+        assert left.endswith(f"decision_value=MEDIUM{newline}- Body: Finish it{ending}"), repr(left[-40:])
+
+
+def test_prose_over_budget_keeps_no_promotion_out() -> None:
+    prose = "# People\n\n## Alice\n" + "".join(f"- note {n}\n" for n in range(253))  # 256 lines, budget 100
+    memory = memory_of({"2026-03-01.md": journal(record("2026-03-01", "Bob prefers email", "person", value="HIGH"))},
+                       {"people.md": prose})
+    plan = plan_deep_sleep(memory, TODAY, CONFIG)
+    assert [(p.entry_id, p.target) for p in plan.promotions] == [("2026-03-01-bob-prefers-email", "people.md")]
+    assert plan.kept == [] and plan.archivals == []
+    changes = execute_deep_sleep(plan, memory, CONFIG, {})
+    assert changes.writes["people.md"].startswith(prose)
+    assert budget_problems(plan, memory, CONFIG, changes) == []  # an edited plan like it is not refused
+
+
+def test_a_journal_with_an_item_kept_out_for_room_does_not_move() -> None:
+    tight = dataclasses.replace(CONFIG, budgets={**CONFIG.budgets, "lessons.md": 8})
+    proven = record("2025-01-01", "Proven lesson", "lesson", hits=9, value="HIGH", proven=True)
+    memory = memory_of({"2026-03-01.md": journal(record("2026-03-01", "New lesson", "lesson"))},
+                       {"lessons.md": memory_file(proven, title="Lessons")})
+    plan = plan_deep_sleep(memory, TODAY, tight)
+    assert [k.reason for k in plan.kept] == ["no room in memory/lessons.md (budget 8 lines)"]
+    assert plan.journal_moves == []  # it still has something to promote

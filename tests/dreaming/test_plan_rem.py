@@ -5,7 +5,7 @@ import dataclasses
 import datetime as dt
 
 from apm_git.config import Config
-from apm_git.dreaming.plan import Fold, ProvenMark, Supersession, rem_trailers
+from apm_git.dreaming.plan import Fold, OverBudget, ProvenMark, Supersession, rem_trailers
 from apm_git.dreaming.plan_rem import plan_rem
 from apm_git.model.records import Record, parse
 from tests.records import memory_file, record
@@ -72,7 +72,37 @@ def test_an_over_budget_file_loses_its_lowest_scores_but_never_proven_or_conflic
     assert {a.entry_id for a in squeezed.plan.archivals} == {
         "2026-05-01-recent", "2026-01-01-old-high", "2026-01-01-old-medium",
     }
-    assert squeezed.plan.over_budget == [("people.md", 13, 5)]
+    assert squeezed.plan.over_budget == [OverBudget("people.md", 13, 5, prose=2, protected=2)]
+    assert squeezed.plan.over_budget[0].why() == (
+        "what is left is 2 lines of prose that consolidation does not move and 2 proven or conflicting entries"
+    )
+
+
+PROSE = "# People\n\n## Alice\n" + "".join(f"- note {n} about Alice\n" for n in range(253))  # 256 lines
+
+
+def test_prose_over_budget_never_archives_an_entry_for_room() -> None:
+    person = record("2026-05-30", "Bob prefers email", "person", value="HIGH")
+    text = PROSE + "\n" + person
+    outcome = plan_rem({"people.md": text}, None, TODAY, CONFIG)  # people.md budget 100
+    assert outcome.plan.archivals == [] and "people.md" not in outcome.writes
+    (over,) = outcome.plan.over_budget
+    assert (over.lines, over.budget, over.prose, over.protected) == (262, 100, 257, 0)
+    assert over.why().startswith("its 257 lines of prose alone pass the budget, and consolidation never moves prose")
+
+
+def test_an_entry_promoted_in_the_same_run_is_never_archived() -> None:
+    config = dataclasses.replace(CONFIG, budgets={**CONFIG.budgets, "lessons.md": 8})
+    old_low = record("2026-01-01", "Old low lesson", "lesson", last=OLD, value="LOW")  # archived for value
+    squeezed = record("2026-05-30", "Squeezed", "lesson")  # archived for budget otherwise
+    text = memory_file(old_low, squeezed, record("2026-05-31", "Kept", "lesson", value="HIGH"))
+    assert {a.entry_id for a in plan_rem({"lessons.md": text}, None, TODAY, config).plan.archivals} == {
+        "2026-01-01-old-low-lesson", "2026-05-30-squeezed",
+    }
+    fresh = frozenset({"2026-01-01-old-low-lesson", "2026-05-30-squeezed"})
+    outcome = plan_rem({"lessons.md": text}, None, TODAY, config, fresh)
+    assert [a.entry_id for a in outcome.plan.archivals] == ["2026-05-31-kept"]  # the one that may go
+    assert outcome.plan.over_budget[0].fresh == 2
 
 
 def test_duplicates_fold_into_the_most_complete_entry() -> None:
