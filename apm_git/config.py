@@ -62,6 +62,7 @@ class Rem:
     proven_unreferenced_days: int = 120
     proven_bonus: int = 30
     max_archive_share: float = 0.25
+    guard_min_entries: int = 5
 
 
 @dataclasses.dataclass(frozen=True)

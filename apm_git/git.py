@@ -209,6 +209,7 @@ def build_commit(
         proc = run(root, *args, env=env, check=False)
         if proc.returncode != 0 and any(hint.encode() in proc.stderr for hint in IDENTITY_HINTS):
             proc = run(root, *args, env={**(env or {}), **FALLBACK_IDENTITY}, check=False)
+            FALLBACK_COMMITS.append(root)  # the command line says so once (apm_git.cli)
         if proc.returncode != 0:
             raise GitError(describe_failure(["commit", *args[1:]], proc))
     finally:
@@ -292,6 +293,7 @@ def config_bool(root: Path, key: str) -> bool:
     return proc.stdout.strip() == b"true"
 
 
+FALLBACK_COMMITS: list[Path] = []  # repositories this process committed to as FALLBACK_IDENTITY
 FALLBACK_IDENTITY = {
     "GIT_AUTHOR_NAME": "apm-git",
     "GIT_AUTHOR_EMAIL": "apm-git@localhost",

@@ -8,7 +8,7 @@ from apm_git.config import CONFIG_FILE
 from apm_git.errors import UsageError
 from apm_git.names import FLUSH_STATE, GROUP_NAMES, GROUPS
 from apm_git.repo import MemoryRepo, check_group_name
-from apm_git.state import resolve_room
+from apm_git.state import group_names, resolve_room
 
 
 @dataclasses.dataclass(frozen=True)
@@ -48,11 +48,26 @@ def parse_scope(text: str) -> Scope:
     raise UsageError(f"unknown scope {text!r}; use all, main or group:NAME")
 
 
-def scope_for(repo: MemoryRepo, scope: str | None, room: str | None) -> Scope:
+def scope_for(repo: MemoryRepo, scope: str | None, room: str | None, *, create: bool = False) -> Scope:
     """The scope named by --scope or --room (a room id resolves through group_names.json)."""
     if room is not None:
         group = resolve_room(repo, room)
         if scope is not None and parse_scope(scope) != Scope("group", group):
             raise UsageError(f"--room {room} maps to group:{group}, which contradicts --scope {scope}")
         return Scope("group", group)
-    return parse_scope(scope or "all")
+    return require_known_group(repo, parse_scope(scope or "all"), create=create)
+
+
+def require_known_group(repo: MemoryRepo, scope: Scope, *, create: bool) -> Scope:
+    """A group scope must name a group that exists (on disk or in group_names.json) unless `create`:
+    `group:nope` is far more often a typo than a wish for a new group of five files."""
+    if scope.group is None or create or scope.group in group_names(repo).values():
+        return scope
+    # anything at the group's paths counts, a link too: the code that writes there refuses unsafe links
+    paths = (repo.memory / layout.group_index(scope.group), repo.memory / layout.group_dir(scope.group))
+    if any(path.exists() or path.is_symlink() for path in paths):
+        return scope
+    raise UsageError(
+        f"unknown group {scope.group!r}: no {repo.repo_path(layout.group_index(scope.group))} and no room "
+        f"maps to it in {repo.repo_path(GROUP_NAMES)}; check the spelling, or pass --create to start a new group",
+    )

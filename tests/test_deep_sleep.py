@@ -49,7 +49,7 @@ def journals(repo: MemoryRepo, monkeypatch: pytest.MonkeyPatch) -> MemoryRepo:
     write(repo.memory, "2026-04-08.md",
           record("2026-04-08", "Use Redis for sessions", "decision", value="HIGH"),
           record("2026-04-08", "Token refresh race", "lesson", body="Await the refresh before retrying."),
-          record("2026-04-08", "Plain decision", "decision"),
+          record("2026-04-08", "Plain decision", "decision", value="LOW"),
           record("2026-04-08", "Finish the billing migration", "pending", value="HIGH"))
     (repo.memory / "2026-04-09.md").write_text(memory_file(title="Journal") + NOTES)
     flush(repo)
@@ -62,9 +62,10 @@ def test_promotes_by_criterion_and_kind_in_one_commit(journals: MemoryRepo, run_
     ran = run_cli("--repo", str(repo.root), "deep-sleep")
     assert ran.exit_code == 0, ran.stderr
     assert int(git(repo.root, "rev-list", "--count", "HEAD")) == before + 1
-    assert git(repo.root, "log", "-1", "--format=%s").strip() == "memory: deep-sleep promoted 3"
+    assert git(repo.root, "log", "-1", "--format=%s").strip() == "memory: deep-sleep promoted 4"
     assert commit_trailers(repo.root) == [
         ("Apm-Promote", "2026-04-08-use-redis-for-sessions memory/2026-04-08.md -> memory/decisions.md (high-value)"),
+        ("Apm-Promote", "2026-04-09-keep-postgres-15 memory/2026-04-09.md -> memory/decisions.md (decision)"),
         ("Apm-Promote", "2026-04-08-token-refresh-race memory/2026-04-08.md -> memory/lessons.md (lesson)"),
         ("Apm-Promote", "2026-04-09-the-cron-job-runs-in-utc memory/2026-04-09.md -> memory/lessons.md (lesson)"),
         ("Apm-Trigger", "deep-sleep"),
@@ -78,9 +79,9 @@ def test_promotes_by_criterion_and_kind_in_one_commit(journals: MemoryRepo, run_
         "lesson", "The cron job runs in UTC — not local time", "memory/2026-04-09.md",
     )
     left = [r.title for r in parse((repo.memory / "2026-04-08.md").read_text()).entries]
-    assert left == ["Plain decision", "Finish the billing migration"]  # unpromoted and pending stay
+    assert left == ["Plain decision", "Finish the billing migration"]  # a LOW decision and pending items stay
     notes = (repo.memory / "2026-04-09.md").read_text()
-    assert "Keep Postgres 15" in notes and "Ask Bob" in notes and "cron job" not in notes
+    assert "Keep Postgres 15" not in notes and "Ask Bob" in notes and "cron job" not in notes
     state = json.loads((repo.memory / "flush-state.json").read_text())
     assert state["dreaming"]["last_deep_sleep"] == NOW
     committed = git(repo.root, "show", "--name-only", "--format=", "HEAD").split()
@@ -137,11 +138,12 @@ def test_plan_changes_nothing_and_an_edited_plan_is_applied(journals: MemoryRepo
     plan = json.loads(ran.stdout)
     assert [(p["id"], p["from"], p["to"], p["reason"]) for p in plan["promote"]] == [
         ("2026-04-08-use-redis-for-sessions", "memory/2026-04-08.md", "memory/decisions.md", "high-value"),
+        ("2026-04-09-keep-postgres-15", "memory/2026-04-09.md", "memory/decisions.md", "decision"),
         ("2026-04-08-token-refresh-race", "memory/2026-04-08.md", "memory/lessons.md", "lesson"),
         ("2026-04-09-the-cron-job-runs-in-utc", "memory/2026-04-09.md", "memory/lessons.md", "lesson"),
     ]
-    # The agent drops one promotion, reroutes one, and adds an unpromoted decision.
-    plan["promote"] = plan["promote"][1:]
+    # The agent drops two promotions, reroutes one, and adds an unpromoted decision.
+    plan["promote"] = plan["promote"][2:]
     plan["promote"][1]["to"] = "memory/tools-config.md"
     plan["promote"].append({"id": "2026-04-08-plain-decision", "from": "memory/2026-04-08.md",
                             "to": "memory/decisions.md", "reason": "agent"})
@@ -219,7 +221,7 @@ def test_dry_run_says_what_it_would_do_and_changes_nothing(journals: MemoryRepo,
     before, files = head(journals.root), snapshot(journals.root)
     ran = run_cli("--repo", str(journals.root), "deep-sleep", "--dry-run")
     assert ran.exit_code == 0, ran.stderr
-    assert "deep-sleep promoted 3 (dry run: nothing changed)" in ran.stdout
+    assert "deep-sleep promoted 4 (dry run: nothing changed)" in ran.stdout
     assert "promote: 2026-04-08-token-refresh-race memory/2026-04-08.md -> memory/lessons.md (lesson)" in ran.stdout
     assert head(journals.root) == before and snapshot(journals.root) == files
 

@@ -48,17 +48,17 @@ def test_dream_promotes_then_scores_and_reports_a_refused_rem(repo: MemoryRepo, 
                                                             monkeypatch: pytest.MonkeyPatch) -> None:
     write(repo.memory, "2026-03-30.md", record("2026-03-30", "Token refresh race", "lesson"))
     write(repo.memory, "people.md", *(record("2026-01-01", f"Gone {i}", "person", value="LOW", last="2026-01-02")
-                                      for i in range(2)))
+                                      for i in range(7)))
     ran = run_cli("--repo", str(repo.root), "dream", env={"APM_GIT_NOW": "2026-04-01T09:00:00+00:00"})
     assert ran.exit_code == 1
-    assert "rem would archive 2 of 3 live entries (67%)" in ran.stderr and "--force" in ran.stderr
+    assert "rem would archive 7 of 8 live entries (88%)" in ran.stderr and "--force" in ran.stderr
     assert "deep-sleep promoted 1" in ran.stdout
     subjects = git(repo.root, "log", "-3", "--format=%s").splitlines()
     assert subjects[0] == "memory: deep-sleep promoted 1" and subjects[1].startswith("memory: flush")
     state = json.loads((repo.memory / "flush-state.json").read_text())["dreaming"]
     assert "last_rem" not in state  # REM did not run: it stays due
     ran = run_cli("--repo", str(repo.root), "dream", "--force", env={"APM_GIT_NOW": "2026-04-01T10:00:00+00:00"})
-    assert ran.exit_code == 0 and "rem archived 2" in ran.stdout
+    assert ran.exit_code == 0 and "rem archived 7" in ran.stdout
 
 
 def test_a_prose_file_over_budget_neither_keeps_a_record_out_nor_archives_it(

@@ -70,11 +70,22 @@ def test_a_pull_request_is_compared_with_where_it_branched_off(repo: MemoryRepo)
     assert "(main -> HEAD)" in ran.stderr
 
 
-def test_pre_commit_refs_in_the_environment_win(repo: MemoryRepo) -> None:
+def test_pre_commit_refs_in_the_environment_are_the_default(repo: MemoryRepo) -> None:
     add(repo, "lessons.md", BROKEN)
     git(repo.root, "commit", "-qam", "bad")
     add(repo, "people.md", "- fine\n")
     git(repo.root, "commit", "-qam", "good")
     env = {"PRE_COMMIT_FROM_REF": "HEAD~2", "PRE_COMMIT_TO_REF": "HEAD"}
-    ran = run_apm("lint", "--from-ref", "HEAD~1", cwd=repo.root, env=env)
+    ran = run_apm("lint", cwd=repo.root, env=env)
     assert ran.exit_code == 1 and "memory/lessons.md:7:" in ran.stdout
+
+
+def test_flags_win_over_pre_commit_refs_in_the_environment(repo: MemoryRepo) -> None:
+    add(repo, "lessons.md", BROKEN)
+    git(repo.root, "commit", "-qam", "bad")
+    add(repo, "people.md", "- fine\n")
+    git(repo.root, "commit", "-qam", "good")
+    env = {"PRE_COMMIT_FROM_REF": "HEAD~2", "PRE_COMMIT_TO_REF": "HEAD~1"}
+    ran = run_apm("lint", "--from-ref", "HEAD~1", "--to-ref", "HEAD", cwd=repo.root, env=env)
+    assert ran.exit_code == 0, ran.stdout
+    assert "(HEAD~1 -> HEAD)" in ran.stderr

@@ -77,31 +77,34 @@ def test_rem_applies_every_rule_in_one_commit(memory: MemoryRepo, run_cli: Invok
     assert lint_findings(repo) == []
 
 
+def stale(n: int) -> list[str]:
+    return [record("2026-01-01", f"Stale {i}", "lesson", value="LOW", last=OLD) for i in range(n)]
+
+
 def test_the_guard_refuses_a_mass_archive_unless_forced(repo: MemoryRepo, run_cli: Invoke,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("APM_GIT_NOW", NOW)
-    write(repo.memory, "lessons.md", *(record("2026-01-01", f"Stale {i}", "lesson", value="LOW", last=OLD)
-                                       for i in range(3)), *live(5, "lesson"))
+    write(repo.memory, "lessons.md", *stale(7), *live(13, "lesson"))
     flush(repo)
     before, files = head(repo.root), snapshot(repo.root)
     ran = run_cli("--repo", str(repo.root), "rem")
     assert ran.exit_code == 1
     assert ran.stderr.strip() == (
-        "apm-git: rem would archive 3 of 8 live entries (38%), more than rem.max_archive_share (25%); nothing was "
-        "changed — review it with `apm-git rem --dry-run`, then run again with --force"
+        "apm-git: rem would archive 7 of 20 live entries (35%), more than rem.max_archive_share (25%) and more than "
+        "rem.guard_min_entries (5); nothing was changed — review the plan with `apm-git rem --dry-run`, then run "
+        "again with --force"
     )
     assert head(repo.root) == before and snapshot(repo.root) == files
     ran = run_cli("--repo", str(repo.root), "rem", "--force")
     assert ran.exit_code == 0, ran.stderr
-    assert len(parse((repo.memory / "archive/2026-06.md").read_text()).entries) == 3
+    assert len(parse((repo.memory / "archive/2026-06.md").read_text()).entries) == 7
 
 
 def test_the_guard_reads_apm_yaml(repo: MemoryRepo, run_cli: Invoke, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("APM_GIT_NOW", NOW)
     config = (repo.root / "apm.yaml").read_text().replace("max_archive_share: 0.25", "max_archive_share: 0.5")
     (repo.root / "apm.yaml").write_text(config)
-    write(repo.memory, "lessons.md", *(record("2026-01-01", f"Stale {i}", "lesson", value="LOW", last=OLD)
-                                       for i in range(3)), *live(5, "lesson"))
+    write(repo.memory, "lessons.md", *stale(7), *live(13, "lesson"))
     assert run_cli("--repo", str(repo.root), "rem").exit_code == 0
 
 

@@ -1,7 +1,7 @@
 """Build a Snapshot from git: the base (a commit) and the new side (a commit, the index or the work tree).
 
-DESIGN 5: the base is `PRE_COMMIT_FROM_REF`, else `--from-ref`, else HEAD; the new side
-is `PRE_COMMIT_TO_REF`, else `--to-ref`, else the index (a hook, during a commit) or the
+The base is `--from-ref`, else `PRE_COMMIT_FROM_REF`, else HEAD; the new side is `--to-ref`,
+else `PRE_COMMIT_TO_REF`, else the index (a hook, during a commit) or the
 work tree (lint, flush).  With both refs the base is their merge base, as pre-commit's
 own `from...to` is, so a pull request is compared with where it branched off.
 
@@ -40,8 +40,9 @@ class Sides(NamedTuple):
 
 def resolve_sides(root: Path, *, from_ref: str | None = None, to_ref: str | None = None,
                   default_new: str = WORKTREE) -> Sides:
-    from_ref = os.environ.get(FROM_ENV) or from_ref
-    to_ref = os.environ.get(TO_ENV) or to_ref
+    # a flag typed on the command line beats an environment variable left over from a hook run
+    from_ref = from_ref or os.environ.get(FROM_ENV)
+    to_ref = to_ref or os.environ.get(TO_ENV)
     new = _commit(root, to_ref, "--to-ref") if to_ref else default_new
     if from_ref:
         base: str | None = _commit(root, from_ref, "--from-ref")

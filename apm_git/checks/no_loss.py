@@ -20,6 +20,12 @@ def validate(snap: Snapshot) -> Iterator[Finding]:
     for change in snap.changes:
         if change.status == "A" or snap.kind(change.path) not in RECORD_KINDS:
             continue
+        if change.path in snap.unreadable:
+            # its entries are not gone, they cannot be read: one finding, not one per entry
+            line, why = snap.unreadable[change.path]
+            yield Finding(change.path, line, ID,
+                          f"cannot read this file, so its entries at {snap.base_name} cannot be checked: {why}")
+            continue
         for entry, line in snap.base_entries(change.path).items():
             before.setdefault(entry, (change.path, line))
     if not before:

@@ -45,6 +45,20 @@ def emit(ctx: click.Context, data: Any, text: str | None) -> None:
         click.echo(text)
 
 
+def _say_fallback_identity() -> None:
+    """Once per run: the commits were made as apm-git <apm-git@localhost>, git having no identity here."""
+    gateway = sys.modules.get("apm_git.git")  # not imported: no commit was made
+    if gateway is None or not gateway.FALLBACK_COMMITS:
+        return
+    email = gateway.FALLBACK_IDENTITY["GIT_AUTHOR_EMAIL"]
+    click.echo(
+        f"apm-git: NOTE: git has no user identity here, so the commit(s) were made as apm-git <{email}>; "
+        "set yours with `git config --global user.name NAME` and `git config --global user.email EMAIL`",
+        err=True,
+    )
+    gateway.FALLBACK_COMMITS.clear()
+
+
 def safe_streams() -> None:
     """stdout and stderr that never raise on a character: UTF-8 where the locale says ASCII (LANG=C
     without Python's UTF-8 mode, as PEP 540 would choose), and a backslash escape for what still
@@ -105,6 +119,8 @@ class ApmGroup(click.Group):
         except OSError as error:  # the last net: a refusal of the OS that no layer named more precisely
             click.echo(f"apm-git: {describe_os_error(error)}", err=True)
             ctx.exit(EXIT_STATE)
+        finally:
+            _say_fallback_identity()
 
     def main(self, args: Sequence[str] | None = None, *rest: Any, **kwargs: Any) -> Any:
         argv = list(sys.argv[1:] if args is None else args)
@@ -151,3 +167,27 @@ from apm_git.cli import (  # noqa: E402  (registers the commands)
     loading,  # noqa: F401  (load, remember, search, hit)
 )
 from apm_git.cli import dreaming as _dreaming  # noqa: E402,F401  (registers deep-sleep, rem, dream, history)
+
+
+def _json_after_subcommand(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    if value:
+        state(ctx).json = True
+
+
+def _accept_json_everywhere(group: click.Group) -> None:
+    """`apm-git lint --json` means `apm-git --json lint`: users put the flag after the command as often as before.
+
+    Added here, once the commands are registered, so no command can forget it; `--json` stays a global
+    option in --help and in the README.
+    """
+    for command in group.commands.values():
+        if isinstance(command, click.Group):
+            _accept_json_everywhere(command)
+        elif not any("--json" in param.opts for param in command.params):
+            command.params.append(click.Option(
+                ["--json"], is_flag=True, expose_value=False, callback=_json_after_subcommand,
+                help="Same as the global --json.",
+            ))
+
+
+_accept_json_everywhere(cli)

@@ -12,8 +12,8 @@ from apm_git.errors import EXIT_FINDINGS, EXIT_OK, UsageError
 
 @cli.command("lint")
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
-@click.option("--from-ref", help="Base of the comparison (default: HEAD; env PRE_COMMIT_FROM_REF wins).")
-@click.option("--to-ref", help="New side of the comparison (default: the work tree; env PRE_COMMIT_TO_REF wins).")
+@click.option("--from-ref", help="Base of the comparison (default: env PRE_COMMIT_FROM_REF, else HEAD).")
+@click.option("--to-ref", help="New side of the comparison (default: env PRE_COMMIT_TO_REF, else the work tree).")
 @click.option("--all", "all_files", is_flag=True, help="Check every memory file, not only the changed ones.")
 @click.option("--baseline-too", is_flag=True,
               help="Also report the findings that the findings baseline (memory/apm-baseline.json) knows.")

@@ -83,10 +83,11 @@ def journal_add_cmd(ctx: click.Context, text: str, kind: str, title: str | None,
               help="Agent hook payload (JSON) from FILE or - for stdin: session, trigger and cwd.")
 @click.option("--if-idle", is_flag=True, help="Flush only when the newest change is flush.idle_minutes old.")
 @click.option("--session", type=UTF8, help="Session id for the Apm-Session trailer.")
+@click.option("--create", is_flag=True, help="Allow --scope group:NAME to start a group that does not exist yet.")
 @click.pass_context
 def flush_cmd(
     ctx: click.Context, trigger: str, scope: str | None, room: str | None, message: str | None,
-    hook_input: IO[str] | None, if_idle: bool, session: str | None,
+    hook_input: IO[str] | None, if_idle: bool, session: str | None, create: bool,
 ) -> int:
     """Commit the memory changes of a scope as one commit."""
     from apm_git.commands.flush import flush
@@ -103,9 +104,8 @@ def flush_cmd(
         if repo_path is None and payload.cwd:
             repo_path = Path(payload.cwd)
     repo = open_repo(repo_path)
-    result = flush(
-        repo, trigger=trigger, scope=scope_for(repo, scope, room), session=session, message=message, if_idle=if_idle,
-    )
+    chosen = scope_for(repo, scope, room, create=create)
+    result = flush(repo, trigger=trigger, scope=chosen, session=session, message=message, if_idle=if_idle)
     if result.commit:
         what = f"{len(result.files)} file(s) as {result.commit[:12]} ({result.trigger}, {result.scope})"
         text = [f"apm-git: flushed {what}"]

@@ -16,13 +16,21 @@ from apm_git.model.trailers import CONSOLIDATION
 def _stage_text(result: Any) -> str:
     if result.dry_run:
         head = f"apm-git: {result.subject} (dry run: nothing changed)"
+        if result.refused:
+            head += "; a real run would be REFUSED by the mass-archive guard"
     elif result.commit is None:
         head = f"apm-git: {result.subject}; nothing changed since the last run, so no commit"
     else:
         head = f"apm-git: {result.subject}; committed {result.commit[:12]}"
         if result.flushed:
             head += f" (uncommitted memory flushed first as {result.flushed[:12]})"
-    lines = [head] + [f"  {CONSOLIDATION.get(key, key)}: {value}" for key, value in result.trailers]
+    guarded = "  <- the guard refuses the run for these" if result.refused else ""
+    lines = [head] + [
+        f"  {CONSOLIDATION.get(key, key)}: {value}{guarded if key == 'Apm-Archive' else ''}"
+        for key, value in result.trailers
+    ]
+    if result.refused:
+        lines.append(f"  guard: {result.refused}; `--force` carries the run out as shown")
     if result.left_out:
         from apm_git.commands.consolidation import left_out_note
 

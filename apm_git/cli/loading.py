@@ -78,11 +78,12 @@ def load_cmd(
 @click.option("--keywords", type=UTF8, help="Comma-separated trigger keywords for --route.")
 @click.option("--priority", type=click.Choice(["P0", "P1", "P2", "P3"]), help="Priority of the --route row.")
 @click.option("--deprecate-route", "deprecate_file", help="Mark the index rows of this file [DEPRECATED].")
+@click.option("--create", is_flag=True, help="Allow --scope group:NAME to start a group that does not exist yet.")
 @click.pass_context
 def remember_cmd(
     ctx: click.Context, scope_text: str, decision: str | None, title: str | None, value: str, task: str | None,
     status: str | None, route_file: str | None, keywords: str | None, priority: str | None,
-    deprecate_file: str | None,
+    deprecate_file: str | None, create: bool,
 ) -> int:
     """APM write-back: record a decision, a task status, or a routing change (not committed: the next
     flush commits it).  Index files only grow: new rows are appended, retired rows marked [DEPRECATED]."""
@@ -98,8 +99,10 @@ def remember_cmd(
     route_parts = (route_file, keywords, priority)
     if any(part is not None for part in route_parts) and None in route_parts:
         raise UsageError("--route, --keywords and --priority go together: --route FILE --keywords K --priority P")
-    scope = rm.memory_scope(scope_text)
+    from apm_git.scope import require_known_group
+
     repo = state(ctx).repo()
+    scope = require_known_group(repo, rm.memory_scope(scope_text), create=create)
     if decision is not None:
         result = rm.remember_decision(repo, scope, decision, title=title, value=value)
     elif task is not None and status is not None:

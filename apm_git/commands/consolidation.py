@@ -8,6 +8,7 @@ from typing import Any
 
 from apm_git import git, layout, names
 from apm_git.commands.flush import flush
+from apm_git.config import Rem
 from apm_git.dreaming.apply import commit_run, dirty
 from apm_git.dreaming.execute import Changes
 from apm_git.dreaming.plan import DeepSleepPlan, Kept, PlanRefused
@@ -27,6 +28,7 @@ class StageResult:
     flushed: str | None = None  # the flush that committed the user's changes first
     dry_run: bool = False
     elapsed: float = 0.0
+    refused: str | None = None  # dry run: why the mass-archive guard would refuse a real run (None: it would not)
     left_out: list[str] = dataclasses.field(default_factory=list)  # memory files the run did not read (withheld)
 
 
@@ -85,15 +87,30 @@ def live_entries(texts: list[str]) -> int:
     return sum(len(parse(text).entries) for text in texts)
 
 
-def check_guard(stage: str, archived: int, live: int, share: float, force: bool) -> None:
-    """Refuse a run that would archive more than `rem.max_archive_share` of the live entries."""
-    if force or live == 0 or archived / live <= share:
-        return
-    raise PlanRefused(
+def guard_refusal(stage: str, archived: int, live: int, rem: Rem) -> str | None:
+    """Why the mass-archive guard refuses a run, or None when it lets it through.
+
+    It refuses a run that archives more than `rem.max_archive_share` of the live entries, unless
+    the run archives at most `rem.guard_min_entries`: in a small memory one stale entry of three
+    is a third, and refusing it would make `dream` fail on every run.
+    """
+    if archived <= rem.guard_min_entries or live == 0 or archived / live <= rem.max_archive_share:
+        return None
+    return (
         f"{stage} would archive {archived} of {live} live entries ({archived / live:.0%}), more than "
-        f"rem.max_archive_share ({share:.0%}); nothing was changed — review it with `apm-git {stage} "
-        "--dry-run`, then run again with --force",
+        f"rem.max_archive_share ({rem.max_archive_share:.0%}) and more than rem.guard_min_entries "
+        f"({rem.guard_min_entries})"
     )
+
+
+def check_guard(stage: str, archived: int, live: int, rem: Rem, force: bool) -> None:
+    """Refuse a run the guard refuses (see `guard_refusal`), unless forced."""
+    refusal = None if force else guard_refusal(stage, archived, live, rem)
+    if refusal is not None:
+        raise PlanRefused(
+            f"{refusal}; nothing was changed — review the plan with `apm-git {stage} --dry-run`, "
+            "then run again with --force",
+        )
 
 
 def flush_first(repo: MemoryRepo, stage: str, precheck: Callable[[], object]) -> str | None:

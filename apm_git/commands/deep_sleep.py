@@ -11,6 +11,7 @@ from apm_git.commands.consolidation import (
     commit_stage,
     counted,
     flush_first,
+    guard_refusal,
     left_out,
     live_entries,
     read_memory,
@@ -42,11 +43,14 @@ def deep_sleep(
     with write_lock(repo):
         left = [] if dry_run else left_out(repo)
         memory = read_memory(repo, left)
-        plan, changes = _plan(repo, memory, plan_data, force)
+        plan, changes = _plan(repo, memory, plan_data, force or dry_run)  # a dry run shows a plan the guard refuses
         plan = without_left_out(plan, left)
         result = _result(repo, plan, dry_run)
         result.flushed = flushed
         result.left_out = [repo.repo_path(rel) for rel in left]
+        if dry_run and not force:
+            live = live_entries(list(memory.categories.values()))
+            result.refused = guard_refusal(STAGE, len(plan.archivals), live, repo.config.rem)
         if not dry_run:
             commit_stage(repo, result, changes or _execute(repo, plan, memory), _body(plan), plan.day)
     result.elapsed = time.perf_counter() - started
@@ -79,7 +83,7 @@ def _plan(repo: MemoryRepo, memory: Memory, plan_data: Any, force: bool) -> tupl
             more = f" (and {len(problems) - 1} more problem(s))" if len(problems) > 1 else ""
             raise PlanRefused(f"plan refused, nothing was changed: {problems[0]}{more}")
     live = live_entries(list(memory.categories.values()))
-    check_guard(STAGE, len(plan.archivals), live, repo.config.rem.max_archive_share, force)
+    check_guard(STAGE, len(plan.archivals), live, repo.config.rem, force)
     return plan, changes
 
 

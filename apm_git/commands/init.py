@@ -11,6 +11,7 @@ from apm_git.commands.adopt import Adoption, commit_as_found, keep_replaced
 from apm_git.commands.baseline import record
 from apm_git.commit import commit
 from apm_git.config import CONFIG_FILE, load_config, parse_config
+from apm_git.errors import StateError, UsageError
 from apm_git.memory_index import refresh_index
 from apm_git.repo import MemoryRepo, decode, find_root
 from apm_git.state import group_names
@@ -33,7 +34,12 @@ class InitResult:
 
 def init(path: Path, *, install: bool = True) -> InitResult:
     path = path.expanduser().absolute()
-    path.mkdir(parents=True, exist_ok=True)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        raise UsageError(f"{path} is a file, not a folder; name a folder for the memory repository") from None
+    except OSError as error:
+        raise StateError(f"cannot create {path} ({error.strerror}); name a folder you can write to") from None
     found = find_root(path)
     git_initialized = found is None
     if found is None:

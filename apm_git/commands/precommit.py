@@ -1,15 +1,21 @@
 """The apm hooks in `.pre-commit-config.yaml` (added round-trip), and `pre-commit install`.
 
-The hooks `init` writes are `repo: local`, `language: system`: they run `apm-git-hook`
-from PATH, so a commit needs nothing but apm-git installed and never downloads a hook
-environment.  An existing config keeps its comments, order and other hooks; hooks it
+The hooks `init` writes are `repo: local`, `language: system`, so a commit needs nothing but
+apm-git installed and never downloads a hook environment.  They run the `apm-git-hook` of the
+installation that wrote them, by its absolute path: a commit from an IDE or a GUI, whose PATH
+lacks the virtualenv, finds it all the same.  When that path is gone (apm-git moved or the
+repository cloned elsewhere), they fall back to `apm-git-hook` on PATH.
+An existing config keeps its comments, order and other hooks; hooks it
 already has (by id, in any repo) are never added twice.
 """
 from __future__ import annotations
 
 import io
+import os
+import shlex
 import subprocess
 import sys
+import sysconfig
 from pathlib import Path
 from typing import Any
 
@@ -19,10 +25,10 @@ from apm_git.repo import decode
 
 CONFIG = ".pre-commit-config.yaml"
 HEADER = (
-    "# pre-commit hooks (https://pre-commit.com).  The apm hooks check the memory offline;\n"
-    f"# `{ENTRY}` comes with apm-git and must be on PATH when git runs.\n"
+    "# pre-commit hooks (https://pre-commit.com).  The apm hooks check the memory offline; they run\n"
+    f"# `{ENTRY}` from where apm-git was installed when `apm-git init` wrote them, else from PATH.\n"
 )
-COMMENT = f"apm-git: memory checks (`{ENTRY}` comes with apm-git and must be on PATH when git runs)"
+COMMENT = f"apm-git: memory checks (`{ENTRY}` from where apm-git was installed, else from PATH)"
 
 
 def with_apm_hooks(root: Path, memory_dir: str) -> str | None:
@@ -67,7 +73,39 @@ def with_apm_hooks(root: Path, memory_dir: str) -> str | None:
 def _hooks(hooks: Any, memory_dir: str) -> Any:
     from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
-    return CommentedSeq(CommentedMap(local_hook(hook, memory_dir)) for hook in hooks)
+    command = hook_command()
+    return CommentedSeq(CommentedMap(local_hook(hook, memory_dir, command)) for hook in hooks)
+
+
+def hook_command() -> str:
+    """How a hook starts `apm-git-hook`: by the absolute path this installation put it at, else by name.
+
+    A shell line, because pre-commit looks a `language: system` entry up on PATH: `sh` is on every
+    PATH, the virtualenv's bin/ is not on an IDE's.
+    """
+    script = installed_hook_script()
+    if script is None:
+        return ENTRY
+    line = f'h={shlex.quote(script)}; [ -x "$h" ] || h={ENTRY}; exec "$h" "$@"'
+    return f"sh -c {shlex.quote(line)} {ENTRY}"
+
+
+def installed_hook_script() -> str | None:
+    """The absolute path of the `apm-git-hook` installed with this apm-git, or None when there is none."""
+    from importlib import metadata
+
+    candidates: list[Path] = []
+    try:
+        dist = metadata.distribution("apm-git")
+        candidates += [Path(str(dist.locate_file(file))) for file in dist.files or () if file.name == ENTRY]
+    except metadata.PackageNotFoundError:
+        pass
+    candidates.append(Path(sysconfig.get_path("scripts")) / ENTRY)
+    for candidate in candidates:
+        path = candidate.resolve()
+        if path.is_file() and os.access(path, os.X_OK):
+            return str(path)
+    return None
 
 
 def _dump(data: Any, mapping: int, sequence: int, offset: int) -> str:

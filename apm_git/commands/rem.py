@@ -11,6 +11,7 @@ from apm_git.commands.consolidation import (
     commit_stage,
     counted,
     flush_first,
+    guard_refusal,
     left_out,
     read_memory,
     scored_files,
@@ -34,7 +35,7 @@ def rem(
     flushed = None if dry_run else flush_first(repo, STAGE, lambda: _plan(repo, force, fresh))
     with write_lock(repo):
         left = [] if dry_run else left_out(repo)
-        outcome = _plan(repo, force, fresh, left)
+        outcome = _plan(repo, force or dry_run, fresh, left)  # a dry run shows the plan the guard would refuse
         plan = outcome.plan
         summary = counted(
             [("archived", len(plan.archivals)), ("proven", len(plan.proven)),
@@ -46,6 +47,8 @@ def rem(
             STAGE, f"{STAGE} {summary}", rem_json(plan, repo.memory_prefix), rem_trailers(plan, repo.memory_prefix),
             flushed=flushed, dry_run=dry_run, left_out=[repo.repo_path(rel) for rel in left],
         )
+        if dry_run and not force:
+            result.refused = guard_refusal(STAGE, len(plan.archivals), plan.live, repo.config.rem)
         if not dry_run:
             moves = [(move.source, move.target) for move in plan.journal_moves]
             changes = Changes(outcome.writes, moves, outcome.read)
@@ -63,7 +66,7 @@ def _plan(repo: MemoryRepo, force: bool, fresh: frozenset[str], left: list[str] 
         memory = read_memory(repo, left)
         outcome.plan.journal_moves = without_left_out(plan_deep_sleep(memory, today, repo.config), left).journal_moves
         outcome.read.update((move.source, memory.journals[move.source]) for move in outcome.plan.journal_moves)
-    check_guard(STAGE, len(outcome.plan.archivals), outcome.plan.live, repo.config.rem.max_archive_share, force)
+    check_guard(STAGE, len(outcome.plan.archivals), outcome.plan.live, repo.config.rem, force)
     return outcome
 
 

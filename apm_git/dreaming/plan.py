@@ -178,6 +178,11 @@ def deep_sleep_from_json(data: Any, prefix: str, today: dt.date) -> DeepSleepPla
     """Read a (possibly hand-edited) plan; its structure only: `validate` checks it against the files."""
     if not isinstance(data, dict):
         raise PlanRefused("the plan must be a JSON object as printed by `apm-git deep-sleep --plan`")
+    if data.get("version", PLAN_VERSION) != PLAN_VERSION:
+        raise PlanRefused(
+            f"the plan has version {data.get('version')!r}; this apm-git reads version {PLAN_VERSION} only: "
+            "print a fresh plan with `apm-git deep-sleep --plan`",
+        )
     if data.get("stage", "deep-sleep") != "deep-sleep":
         raise PlanRefused(f"the plan is for stage {data.get('stage')!r}, not deep-sleep")
     unknown = set(data) - {"version", "stage", "date", "promote", "archive", "journals", "kept"}
@@ -191,7 +196,7 @@ def deep_sleep_from_json(data: Any, prefix: str, today: dt.date) -> DeepSleepPla
             raise PlanRefused(f"{where}.copies must be a list of journal paths")
         plan.promotions.append(Promotion(
             _text(item, "id", where), _path(item, "from", where, prefix), _path(item, "to", where, prefix),
-            str(item.get("reason", "edited plan")), tuple(_rel(copy, f"{where}.copies", prefix) for copy in copies),
+            _reason(item), tuple(_rel(copy, f"{where}.copies", prefix) for copy in copies),
         ))
     for number, item in enumerate(_list(data, "archive")):
         where = f"archive[{number}]"
@@ -199,12 +204,18 @@ def deep_sleep_from_json(data: Any, prefix: str, today: dt.date) -> DeepSleepPla
         points = raw_score if isinstance(raw_score, int) and not isinstance(raw_score, bool) else 0
         plan.archivals.append(Archival(
             _text(item, "id", where), _path(item, "from", where, prefix), _path(item, "to", where, prefix),
-            points, "budget",
+            points, _reason(item),
         ))
     for number, item in enumerate(_list(data, "journals")):
         where = f"journals[{number}]"
         plan.journal_moves.append(JournalMove(_path(item, "from", where, prefix), _path(item, "to", where, prefix)))
     return plan
+
+
+def _reason(item: dict[str, Any]) -> str:
+    """The reason an edited plan gives for a move (kept as written, on one line), else `edited plan`."""
+    reason = item.get("reason")
+    return " ".join(reason.split()) if isinstance(reason, str) and reason.strip() else "edited plan"
 
 
 def _list(data: dict[str, Any], key: str) -> list[dict[str, Any]]:

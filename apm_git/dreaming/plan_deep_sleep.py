@@ -5,8 +5,9 @@ An item is promoted when it is
   (`last_referenced`) on a day after its own;
 - `high-value`: `decision_value=HIGH`;
 - `lesson`: its kind is lesson;
-- `recurring`: another entry with a similar title (apm_git.model.titles) is in a journal
-  of another day, or already in a category file.
+- `decision`: its kind is decision and its value MEDIUM (a decision has ongoing value unless LOW);
+- `recurring`: another entry with a similar title (apm_git.model.titles) is in a journal of
+  another day at most `deep_sleep.look_back_days` away, or already in a category file.
 `pending` and `anchor` items are never promoted: they stay until their journal is archived.
 The first occurrence of an id (oldest journal, first in file) is the one promoted; identical
 copies of it (same id and text) go with it; a copy with other text stays where it is.
@@ -150,8 +151,11 @@ def _candidates(
             reasons.append("high-value")
         if item.kind == "lesson":
             reasons.append("lesson")
+        if item.kind == "decision" and item.fitness.decision_value == "MEDIUM":
+            reasons.append("decision")  # ongoing decision value: every decision but a LOW one (HIGH: high-value)
+        window = config.deep_sleep.look_back_days
         others = ((day, other) for day, other in journal_titles.similar(words) if other != entry_id)
-        if any(day != item.day for day, _ in others) or any(category_titles.similar(words)):
+        if any(0 < abs((day - item.day).days) <= window for day, _ in others) or any(category_titles.similar(words)):
             reasons.append("recurring")
         if reasons:
             candidates.append(Candidate(item, copies, target, tuple(reasons)))

@@ -40,7 +40,8 @@ def record_score(record: Record, today: dt.date, rem: Rem, fitness: Fitness | No
 
 
 def protected(record: Record) -> bool:
-    """Never archived for value or budget: proven entries and entries in conflict."""
+    """Proven entries and entries in conflict: deep sleep never archives them; REM archives a proven
+    entry for value only under `rem.proven_floor`, for budget only when nothing else is left."""
     return record.proven or bool(record.field("Conflicts"))
 
 

@@ -33,7 +33,8 @@ _DATE_SHAPED = re.compile(r"\s*\d{4}\s*[-/.]\s*\d")
 _FIELD_START = re.compile(r"- (?:Tags|Fitness):")
 _FIELD = re.compile(r"- (?P<name>[A-Z][A-Za-z-]*):(?: (?P<value>.*)|)")
 FENCES = ("```", "~~~")
-_FENCE = re.compile(r" {0,3}(```|~~~)")
+_FENCE_OPEN = re.compile(r" {0,3}(?P<fence>`{3,}|~{3,})(?P<info>.*)")
+_FENCE_CLOSE = re.compile(r" {0,3}(?P<fence>`{3,}|~{3,})[ \t]*")
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
@@ -228,12 +229,14 @@ def parse(text: str) -> RecordFile:
     bom = BOM if text.startswith(BOM) else ""
     lines = split_lines(text[len(bom):])
     starts: list[int] = []
-    in_fence = False
+    fence = ""
     for index, line in enumerate(lines):
-        if _FENCE.match(line):
-            in_fence = not in_fence
-        elif not in_fence and line.startswith("## "):
+        if fence:
+            fence = "" if _closes(fence, strip_eol(line)) else fence
+        elif line.startswith("## "):
             starts.append(index)
+        else:
+            fence = _opens(strip_eol(line))
     first = starts[0] if starts else len(lines)
     preamble = Block(lines[:first], 1)
     blocks: list[Block] = []
@@ -241,6 +244,20 @@ def parse(text: str) -> RecordFile:
         end = starts[number + 1] if number + 1 < len(starts) else len(lines)
         blocks.append(_parse_block(lines[start:end], start + 1))
     return RecordFile(bom, preamble, blocks)
+
+
+def _opens(line: str) -> str:
+    """The fence `line` opens (CommonMark: 3+ backticks or tildes; a backtick fence's info has no backtick)."""
+    match = _FENCE_OPEN.match(line)
+    if not match or (match["fence"][0] == "`" and "`" in match["info"]):
+        return ""
+    return match["fence"]
+
+
+def _closes(fence: str, line: str) -> bool:
+    """Whether `line` closes `fence`: the same character, at least as many, nothing after but blanks."""
+    match = _FENCE_CLOSE.fullmatch(line)
+    return match is not None and match["fence"][0] == fence[0] and len(match["fence"]) >= len(fence)
 
 
 def _parse_block(lines: list[str], line_no: int) -> Block:

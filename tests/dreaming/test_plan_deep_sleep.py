@@ -37,6 +37,7 @@ def test_each_criterion_promotes_and_routes_by_kind() -> None:
             record("2026-04-08", "Bob owns billing", "person", last="2026-04-09"),
             record("2026-04-08", "Staging runs on eu-west-1 nodes", "context"),
             record("2026-04-08", "Plain decision of the day", "decision"),
+            record("2026-04-08", "Minor decision of the day", "decision", value="LOW"),
             record("2026-04-08", "Finish the migration", "pending", value="HIGH"),
             record("2026-04-08", "Config lives in /etc/app", "anchor", value="HIGH"),
         ),
@@ -45,6 +46,7 @@ def test_each_criterion_promotes_and_routes_by_kind() -> None:
     assert promoted(memory) == {
         "2026-04-08-use-redis-for-sessions": ("decisions.md", "high-value"),
         "2026-04-08-token-refresh-race": ("lessons.md", "lesson"),
+        "2026-04-08-plain-decision-of-the-day": ("decisions.md", "decision"),  # MEDIUM: not LOW
         "2026-04-08-bob-owns-billing": ("people.md", "referenced"),  # used on a later day
         "2026-04-08-staging-runs-on-eu-west-1-nodes": ("project-context.md", "recurring"),
         "2026-04-09-staging-runs-on-the-eu-west-1-nodes": ("project-context.md", "recurring"),
@@ -78,7 +80,7 @@ def test_same_id_on_two_days_is_promoted_once_with_its_identical_copy() -> None:
 
 def test_a_title_already_in_a_category_file_recurs() -> None:
     memory = memory_of(
-        {"2026-04-09.md": journal(record("2026-04-09", "Use Redis for sessions", "decision"))},
+        {"2026-04-09.md": journal(record("2026-04-09", "Use Redis for sessions", "decision", value="LOW"))},
         {"decisions.md": memory_file(record("2026-03-01", "Use Redis for the sessions", "decision"))},
     )
     assert promoted(memory) == {"2026-04-09-use-redis-for-sessions": ("decisions.md", "recurring")}

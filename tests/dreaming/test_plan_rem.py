@@ -53,7 +53,7 @@ def test_low_value_long_unreferenced_entries_go_whole_to_the_month_archive() -> 
     )
 
 
-def test_an_over_budget_file_loses_its_lowest_scores_but_never_proven_or_conflicting() -> None:
+def test_an_over_budget_file_loses_its_lowest_scores_proven_last_and_never_conflicting() -> None:
     config = dataclasses.replace(CONFIG, budgets={**CONFIG.budgets, "people.md": 18})
     text = memory_file(
         record("2026-05-01", "Recent", last="2026-05-30"),  # 123
@@ -70,11 +70,11 @@ def test_an_over_budget_file_loses_its_lowest_scores_but_never_proven_or_conflic
     squeezed = plan_rem({"people.md": text}, None, TODAY, dataclasses.replace(
         CONFIG, budgets={**CONFIG.budgets, "people.md": 5}))
     assert {a.entry_id for a in squeezed.plan.archivals} == {
-        "2026-05-01-recent", "2026-01-01-old-high", "2026-01-01-old-medium",
+        "2026-05-01-recent", "2026-01-01-old-high", "2026-01-01-old-medium", "2026-01-01-old-proven",
     }
-    assert squeezed.plan.over_budget == [OverBudget("people.md", 13, 5, prose=2, protected=2)]
+    assert squeezed.plan.over_budget == [OverBudget("people.md", 8, 5, prose=2, protected=1)]  # in conflict
     assert squeezed.plan.over_budget[0].why() == (
-        "what is left is 2 lines of prose that consolidation does not move and 2 proven or conflicting entries"
+        "what is left is 2 lines of prose that consolidation does not move and 1 proven or conflicting entry"
     )
 
 
@@ -103,6 +103,22 @@ def test_an_entry_promoted_in_the_same_run_is_never_archived() -> None:
     outcome = plan_rem({"lessons.md": text}, None, TODAY, config, fresh)
     assert [a.entry_id for a in outcome.plan.archivals] == ["2026-05-31-kept"]  # the one that may go
     assert outcome.plan.over_budget[0].fresh == 2
+
+
+def test_a_file_of_proven_entries_meets_its_budget_lowest_score_then_oldest_first() -> None:
+    config = dataclasses.replace(CONFIG, budgets={**CONFIG.budgets, "people.md": 12})
+    text = memory_file(
+        record("2026-05-01", "Fresh proven", hits=9, value="HIGH", last="2026-05-30", proven=True),
+        record("2026-01-01", "Stale proven", hits=5, value="HIGH", last="2025-01-01", proven=True),
+        record("2025-06-01", "Older stale proven", hits=5, value="HIGH", last="2025-01-01", proven=True),
+        record("2026-02-01", "Newer stale proven", hits=5, value="HIGH", last="2025-01-01", proven=True),
+    )  # 2 + 4 x 5 = 22 lines; each stale one scores 0 + 25 + 50 + 30 = 105, above every value rule
+    outcome = plan_rem({"people.md": text}, None, TODAY, config)
+    assert {(a.entry_id, a.reason) for a in outcome.plan.archivals} == {
+        ("2025-06-01-older-stale-proven", "budget"), ("2026-01-01-stale-proven", "budget"),
+    }  # of the three equal scores the two oldest go; the fresh one scores highest
+    assert outcome.plan.over_budget == []
+    assert parse(outcome.writes["people.md"]).line_count == 12
 
 
 def test_duplicates_fold_into_the_most_complete_entry() -> None:

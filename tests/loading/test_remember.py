@@ -61,7 +61,7 @@ def test_a_task_is_added_then_its_status_updated_in_place(mem: MemoryRepo, run_c
 
 
 def test_a_missing_group_is_initialized_first(mem: MemoryRepo, run_cli: Invoke) -> None:
-    data = remember(run_cli, mem, "--scope", "group:gamma", "--task", "Say hello", "--status", "todo")
+    data = remember(run_cli, mem, "--scope", "group:gamma", "--create", "--task", "Say hello", "--status", "todo")
     assert "memory/groups/gamma.md" in data["created"] and "memory/groups/gamma/attention.md" in data["created"]
     assert "- [todo] Say hello (updated 2026-04-06)" in (mem.memory / "groups/gamma/attention.md").read_text()
     assert data["rows_added"] == []  # the template's index already routes to attention.md
