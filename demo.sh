@@ -30,11 +30,13 @@ apm-git journal add "Deploys go through the staging cluster first (make deploy-s
 echo '{"session_id": "demo-2", "hook_event_name": "PreCompact", "trigger": "auto", "cwd": "'"$demo"'"}' \
   | apm-git flush --hook-input -
 
-echo "== Day 3: a new session loads the index first, then what its intent needs, under a token budget"
+echo "== Day 3: a new session loads the index first, then what its intent needs, under a token budget;"
+echo "   day 1's lesson is in neither L1 journal: the search index recalls it (an L2 section)"
 export APM_GIT_NOW=2026-04-08T09:00:00
-apm-git load --intent "debug the flaky login test" --session demo-3
+apm-git load --intent "the login test fails at random again" --session demo-3
 apm-git hit 2026-04-05-flaky-login-test
 apm-git search redis
+apm-git search "token refresh race"
 
 echo "== dream: deep sleep and REM are due; journal items are promoted into the category files"
 apm-git dream

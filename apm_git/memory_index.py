@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 
 from apm_git import layout, names
 from apm_git.model import index_md
@@ -10,13 +10,25 @@ from apm_git.model.records import parse
 from apm_git.repo import MemoryRepo
 
 
-def build_index(repo: MemoryRepo, today: dt.date, exclude: Collection[str] = ()) -> str:
-    """INDEX.md for the files that exist (memory-relative names in `exclude` count as absent)."""
+def build_index(
+    repo: MemoryRepo, today: dt.date, exclude: Collection[str] = (), instead: Mapping[str, str] = {},
+) -> str:
+    """INDEX.md for the files that exist.
+
+    Memory-relative names in `exclude` count as absent, and those in `instead` are read as
+    the text given there: flush builds the index of what it commits, so a file it withholds
+    counts as its committed version (or as absent when it has none), and nothing of its new
+    text (a journal title holding a token) reaches the committed index.
+    """
+
+    def read(name: str) -> str | None:
+        return None if name in exclude else instead[name] if name in instead else repo.read(name)
+
     categories: list[tuple[str, str, index_md.FileSummary]] = []
     conflicts: list[index_md.Conflict] = []
     budget = 0
     for kind, name in repo.config.routing.items():
-        text = None if name in exclude else repo.read(name)
+        text = read(name)
         if text is None or any(name == seen for _, seen, _ in categories):
             continue
         parsed = parse(text)
@@ -24,10 +36,11 @@ def build_index(repo: MemoryRepo, today: dt.date, exclude: Collection[str] = ())
         conflicts += index_md.conflicts_of(name, parsed.entries)
         budget += repo.config.budget_for(name) or 0
     for name in repo.markdown_files(names.KEPT):  # a person's own index (or other file) that apm-git moved aside
-        if name not in exclude:
-            categories.append(("kept", name, index_md.summarize(name, parse(repo.read(name) or ""))))
+        text = read(name)
+        if text is not None:
+            categories.append(("kept", name, index_md.summarize(name, parse(text))))
     journals = [name for name in reversed(layout.journals(repo)) if name not in exclude]
-    summaries = [index_md.summarize(name, parse(repo.read(name) or "")) for name in journals]
+    summaries = [index_md.summarize(name, parse(read(name) or "")) for name in journals]
     return index_md.render(today, categories, summaries, conflicts, budget)
 
 
@@ -63,11 +76,13 @@ def keep_own_index(repo: MemoryRepo) -> str | None:
     return target
 
 
-def refresh_index(repo: MemoryRepo, today: dt.date, exclude: Collection[str] = ()) -> bool:
+def refresh_index(
+    repo: MemoryRepo, today: dt.date, exclude: Collection[str] = (), instead: Mapping[str, str] = {},
+) -> bool:
     """Rewrite INDEX.md when its text would change; True when it did.  An INDEX.md that apm-git did
     not write is never overwritten: it is moved to kept/ first (`keep_own_index`)."""
     keep_own_index(repo)
-    text = build_index(repo, today, exclude)
+    text = build_index(repo, today, exclude, instead)
     if repo.read(names.INDEX) == text:
         return False
     repo.write(names.INDEX, text)

@@ -115,3 +115,39 @@ def test_a_flush_whose_only_change_is_a_secret_commits_nothing_and_stages_nothin
     assert git(repo.root, "status", "--porcelain").splitlines() == [
         " M code.py", "?? memory/2026-04-06.md", "?? notes.txt",
     ]
+
+
+AWS_KEY = "AKIA" + "Q7XW2M4KZP3RT9BN"  # fake, of the real shape
+GITHUB_TOKEN = "ghp_" + "r8Vw2KpZ0mQx7LsT4bN9cYe1HfJ6uA3dGi5o"  # fake, of the real shape
+
+
+def _history(repo: MemoryRepo) -> str:
+    """Every commit's message and every blob it ever held, as text."""
+    log = git(repo.root, "log", "--all", "-p", "--format=%H%n%B")
+    blobs = git(repo.root, "rev-list", "--all", "--objects")
+    shown = [git(repo.root, "cat-file", "-p", line.split()[0]) for line in blobs.splitlines() if " " in line]
+    return log + "\n".join(shown)
+
+
+def test_a_withheld_journal_s_titles_never_reach_the_committed_index(repo: MemoryRepo) -> None:
+    """Issue 14: flush withheld the journal, but INDEX.md's Key Events carried its new title into history."""
+    from apm_git.commands.flush import flush
+
+    journal = repo.memory / "2026-04-06.md"
+    journal.write_text("# Journal 2026-04-06\n\n" + record("2026-04-06", "Pinned the runner image", tags="lesson"))
+    flush(repo)
+    assert "Pinned the runner image" in git(repo.root, "show", "HEAD:memory/INDEX.md")
+    journal.write_text(journal.read_text() + "\n" + record("2026-04-06", f"Rotated {AWS_KEY} and {GITHUB_TOKEN}"))
+    (repo.memory / "2026-04-07.md").write_text(
+        "# Journal 2026-04-07\n\n" + record("2026-04-07", f"New CI token {GITHUB_TOKEN}", tags="tool"))
+    lessons = git(repo.root, "show", "HEAD:memory/lessons.md")
+    (repo.memory / "lessons.md").write_text(lessons + "\n" + record("2026-04-06", "Cache the wheels", tags="lesson"))
+    result = flush(repo)
+    assert result.commit is not None and "memory/lessons.md" in result.files
+    assert result.withheld == ["memory/2026-04-06.md", "memory/2026-04-07.md"]
+    index = git(repo.root, "show", "HEAD:memory/INDEX.md")
+    assert "Pinned the runner image" in index and "Rotated" not in index and "2026-04-07" not in index
+    history = _history(repo)
+    assert AWS_KEY not in history and GITHUB_TOKEN not in history
+    assert AWS_KEY in journal.read_text()  # the user's text stays on disk, untouched
+    assert (repo.memory / "INDEX.md").read_text() == index  # and the index on disk is the committed one

@@ -169,7 +169,7 @@ def test_lang_c_writes_and_prints_non_ascii_entries(repo: MemoryRepo) -> None:
     found = run("search", "缓存")
     assert found.returncode == 0 and "Café über 缓存" in found.stdout
     as_json = run("--json", "search", "café")
-    assert as_json.returncode == 0 and json.loads(as_json.stdout)["hits"][0]["title"] == "Café über 缓存"
+    assert as_json.returncode == 0 and json.loads(as_json.stdout)["hits"][0]["heading"].endswith("] Café über 缓存")
     assert run("flush", "-m", "über").returncode == 0
     assert "über" in git(repo.root, "log", "-1", "--format=%B")
     unknown = run("flush", "--room", "räum-1")

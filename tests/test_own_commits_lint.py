@@ -34,3 +34,19 @@ def test_a_file_moved_into_the_archive_and_changed_on_the_way_is_checked(repo: M
     git(repo.root, "add", "-A")
     git(repo.root, "commit", "--quiet", "--no-verify", "-m", "by hand")
     assert lint_range(run_cli, repo, "HEAD") == 1
+
+
+def test_a_committed_journal_withheld_after_an_edit_never_blocks_dream(repo: MemoryRepo, run_cli: Invoke) -> None:
+    journal = repo.memory / "2026-03-02.md"
+    journal.write_text("# 2026-03-02\n\n## 10:00 — Session Notes\n- **Decision:** keep the cache — it is fast\n")
+    assert run_cli("--repo", str(repo.root), "flush", env={"APM_GIT_NOW": "2026-03-02T10:00:00"}).exit_code == 0
+    token = "ghp_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"
+    journal.write_text(journal.read_text() + f"\n## 11:00 — Push with {token}\n- **Context:** CI\n")
+    ran = run_cli("--repo", str(repo.root), "dream", env={"APM_GIT_NOW": "2026-04-01T10:00:00"})
+    assert ran.exit_code == 0, ran.stderr
+    assert "left out memory/2026-03-02.md" in ran.stdout
+    assert token in journal.read_text(), "the edit is on disk as it was"
+    assert token not in git(repo.root, "log", "-p", "--all")
+    assert "| 2026-03-02 |" in git(repo.root, "show", "HEAD:memory/INDEX.md"), "listed from its committed text"
+    for commit in git(repo.root, "log", "--format=%H", "-3").split():
+        assert lint_range(run_cli, repo, commit) == 0, git(repo.root, "log", "-1", "--format=%B", commit)

@@ -34,13 +34,17 @@ def summary(result: LoadResult) -> list[str]:
         lines.append(f"Route: {route.file} ({route.priority}): {route.reason}")
     if result.mode == "dreaming":
         lines.append(f"L2 domain: {result.domain} (matched {', '.join(result.domain_hits)})" if result.domain
-                     else "L2 domain: none (no intent or no domain keyword matched); L1 only")
+                     else "L2 domain: none (no domain keyword matched)" if result.intent
+                     else "L2: none (no intent); L1 only")
+    if result.recall:
+        lines.append(f"L2 sections from the search index: {result.recall}")
     if result.last_flush is not None:
         lines.append(f"Last flush: {result.last_flush}")
     session = f"; session {result.session}" if result.session else ""
     lines.append(f"Tokens: {result.tokens} of {result.budget} ({result.encoding}{session})")
     lines += ["", "Loaded:"]
-    lines += [f"- {item.path} ({_what(item)})" + (f": {item.cut}" if item.cut else "") for item in result.files]
+    lines += [f"- {item.path} ({_what(item)})" + (f": {item.why}" if item.why else "")
+              + (f"; {item.cut}" if item.cut else "") for item in result.files]
     if not result.files:
         lines.append("- nothing")
     if result.skipped:
@@ -52,11 +56,13 @@ def summary(result: LoadResult) -> list[str]:
     return lines
 
 
-def markdown(result: LoadResult) -> str:
+def markdown(result: LoadResult, *, guide: bool = True) -> str:
     parts = ["\n".join(summary(result)) + "\n"]
     for item in result.files:
         text = item.text if item.text.endswith("\n") or not item.text else item.text + "\n"
         parts.append(f"\n{FILE_MARK}{item.path} ({_what(item)}) -->\n{text}")
+    if result.guide and guide:
+        parts.append(f"\n{result.guide}")
     return "".join(parts)
 
 
@@ -67,7 +73,8 @@ def as_json(result: LoadResult) -> dict[str, Any]:
 
 
 def claude_hook(result: LoadResult, limit: int = HOOK_LIMIT) -> str:
-    context = cap(markdown(result), limit)
+    guide = f"\n{result.guide}" if result.guide else ""  # the guide is never cut
+    context = cap(markdown(result, guide=False), limit - len(guide)) + guide
     return json.dumps({"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": context}},
                       ensure_ascii=False)
 

@@ -125,23 +125,29 @@ def remember_cmd(
 @cli.command("search")
 @click.argument("query", type=UTF8)
 @click.option("--archive", "archive_only", is_flag=True, help="Search only memory/archive/.")
-@click.option("--limit", type=click.IntRange(min=1), default=10, show_default=True, help="Entries to show.")
+@click.option("--limit", type=click.IntRange(min=1), default=10, show_default=True, help="Sections to show.")
 @click.option("--group", help="Search this group's memory (groups/NAME/) instead; groups are never searched otherwise.")
+@click.option("--scan", is_flag=True, help="Read every file instead of using the index (where SQLite has no FTS5).")
 @click.pass_context
-def search_cmd(ctx: click.Context, query: str, archive_only: bool, limit: int, group: str | None) -> int:
-    """L3: find entries in live memory and the archive; prints entry id, file:line and a snippet."""
+def search_cmd(ctx: click.Context, query: str, archive_only: bool, limit: int, group: str | None,
+               scan: bool) -> int:
+    """L3: the sections of memory that best match QUERY, in any language: entry id or file:line, heading,
+    a snippet with the match, and the score."""
     from apm_git.commands.search import search
 
     if group is not None and archive_only:
         raise UsageError("--group and --archive search different places; give one of them")
-    result = search(state(ctx).repo(), query, archive_only=archive_only, limit=limit, group=group)
+    result = search(state(ctx).repo(), query, archive_only=archive_only, limit=limit, group=group, scan=scan)
     for problem in result.skipped:
         click.echo(f"apm-git: skipped {problem}", err=True)
-    lines = [f"{hit.entry_id}  {hit.file}:{hit.line}  {hit.snippet}" for hit in result.hits]
+    lines = []
+    for hit in result.hits:
+        ref = f"{hit.entry_id}  {hit.file}:{hit.line}" if hit.entry_id else f"{hit.file}:{hit.line}"
+        lines.append(f"{ref}  {hit.heading}: {hit.snippet}  (score {hit.score:g})")
     shown = f"showing {len(result.hits)}" if result.total > len(result.hits) else "all shown"
-    lines.append(f"{result.total} entr{'y' if result.total == 1 else 'ies'} matched ({shown}) in "
+    lines.append(f"{result.total} section{'' if result.total == 1 else 's'} matched ({shown}) in "
                  f"{result.files_searched} files ({result.where})" if result.total else
-                 f"no entry matched {query!r} in {result.files_searched} files ({result.where})")
+                 f"nothing matched {query!r} in {result.files_searched} files ({result.where})")
     emit(ctx, dataclasses.asdict(result), "\n".join(lines))
     return EXIT_OK
 

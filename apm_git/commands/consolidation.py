@@ -136,8 +136,17 @@ def commit_stage(
             f"flush or revert them, then run `apm-git {result.stage}` again",
         )
     trailers = [*result.trailers, ("Apm-Trigger", result.stage), ("Apm-Scope", "all")]
-    exclude = [rel for rel in (repo.memory_rel(path) for path in result.left_out) if rel is not None]
-    result.commit = commit_run(repo, changes, result.stage, result.subject, trailers, body, today, exclude=exclude)
+    # Nothing derived from a left-out file is committed: the index reads its committed text, if any.
+    committed = git.cat_files(repo.root, [f"HEAD:{path}" for path in result.left_out])
+    exclude, instead = [], {}
+    for path in result.left_out:
+        rel, data = repo.memory_rel(path) or path, committed.get(f"HEAD:{path}")
+        if data is None:
+            exclude.append(rel)
+        else:
+            instead[rel] = data.decode("utf-8", "replace")
+    result.commit = commit_run(repo, changes, result.stage, result.subject, trailers, body, today,
+                               exclude=exclude, instead=instead)
 
 
 def counted(parts: list[tuple[str, int]], nothing: str) -> str:

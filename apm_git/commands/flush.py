@@ -118,9 +118,12 @@ def _check(repo: MemoryRepo, scope: Scope, pathspecs: list[str], today: dt.date,
         snap.leave_out(result.withheld)
     index_error = None
     if scope.covers_dreaming:
+        # Nothing derived from a withheld file is committed: the index reads its committed text.
         added = [repo.memory_rel(path) or path for path in result.withheld if snap and path not in snap.base]
+        base = snap.base if snap else {}
+        kept = {repo.memory_rel(path) or path: base[path] for path in result.withheld if path in base}
         try:
-            if refresh_index(repo, today, exclude=added) and snap is not None:
+            if refresh_index(repo, today, exclude=added, instead=kept) and snap is not None:
                 snap.set_new(repo.repo_path(names.INDEX), repo.read(names.INDEX) or "")
         except InvalidUtf8 as error:  # saving memory matters more than a fresh index
             index_error = str(error)

@@ -17,15 +17,30 @@ import dataclasses
 import datetime as dt
 import re
 
-from apm_git import clock, layout, names
+from apm_git import clock, layout, names, templates, tokens
 from apm_git.commands.load_guards import CONVENTIONS, Breaker, Discipline, LoadedFile, SkippedFile
+from apm_git.dreaming.score import record_score
 from apm_git.errors import ApmGitError, StateError, UnsafePath, UsageError
-from apm_git.model import domains
-from apm_git.model.routing import RouteChoice, RoutingTable, parse_routing, rank_routes
+from apm_git.model import domains, index_md
+from apm_git.model.records import Record, parse
+from apm_git.model.routing import RouteChoice, RoutingTable, parse_routing, rank_routes, safe_file
 from apm_git.repo import InvalidUtf8, MemoryRepo, check_group_name
 from apm_git.session import Held, SessionState, session_state
 from apm_git.state import load_flush_state, resolve_room
 
+L1_SHARE = 0.5  # of the budget for L1: a huge L1 file is cut rather than starving L2 or the Hot Files' entries
+HOT_ENTRIES = 12  # Hot Files' entries offered at session start
+GUIDE = """## How to use this memory (apm-git)
+
+- Write a decision the moment it is made (the iron rule), before you act on it:
+  `apm-git journal add "what, and why" --kind decision` (also `--kind lesson|context|person|tool|pending`).
+  In a group or the DM: `apm-git remember --scope group:NAME|main --decision "…"`.
+- Recall more before you start a task: `apm-git load --intent "what you are about to do"`, or
+  `apm-git search "words"` (any language); after using an entry, `apm-git hit ENTRY-ID`.
+- `apm-git flush` commits memory (the hooks also do it at compaction and session end).
+"""
+RECALL_SECTIONS = 8  # sections the index may add to a load
+TOKENS_CACHE = "tokens.cache"
 _CONVENTIONS_REF = re.compile(rf"[\w./-]*{names.CONVENTIONS}/[\w./-]*\.md")
 
 
@@ -50,6 +65,8 @@ class LoadResult:
     routes: list[Route] = dataclasses.field(default_factory=list)
     domain: str | None = None
     domain_hits: list[str] = dataclasses.field(default_factory=list)
+    recall: str | None = None  # why the index was asked for sections, when it was
+    guide: str | None = None  # session start: how to write and recall memory (not counted in the budget)
     files: list[LoadedFile] = dataclasses.field(default_factory=list)
     skipped: list[SkippedFile] = dataclasses.field(default_factory=list)
     warnings: list[str] = dataclasses.field(default_factory=list)
@@ -75,7 +92,8 @@ class _Run:
     def __init__(self, repo: MemoryRepo, result: LoadResult, held: list[Held]) -> None:
         self.repo = repo
         self.result = result
-        self.breaker = Breaker(result.budget, result.encoding)
+        self.counter = tokens.Counter(result.encoding, str(repo.state_dir / TOKENS_CACHE))
+        self.breaker = Breaker(result.budget, self.counter)
         self.discipline = Discipline(repo.config.load, held)
 
     def read(self, rel: str, role: str, priority: str | None = None, *, missing: str) -> str | None:
@@ -163,6 +181,7 @@ def _run(repo: MemoryRepo, result: LoadResult, held: list[Held]) -> list[Held]:
         _load_main(run)
     else:
         _load_dreaming(run)
+    run.counter.save()
     result.files = run.breaker.loaded
     result.skipped = run.breaker.skipped
     return run.discipline.held
@@ -205,9 +224,17 @@ def _load_group(run: _Run) -> None:
         f"{folder}/{choice.file}", "routed", choice.priority, disciplined=True,
         missing=f"missing: {run.repo.repo_path(index_rel)} routes to it, but it does not exist",
     )
-    if loaded is None:
-        return
-    refs = _conventions_refs(loaded.text, run.repo.memory_prefix, group)
+    if loaded is not None:
+        _conventions(run, group, choice.file, loaded.text)
+    if run.result.intent and not choice.hits:
+        run.result.recall = "no routing keyword matched the intent"
+        recall(run, group, None, {item.path for item in run.breaker.loaded if not item.cut})
+
+
+def _conventions(run: _Run, group: str, routed: str, text: str) -> None:
+    """At most one `conventions/` file that the routed file names."""
+    folder = layout.group_dir(group)
+    refs = _conventions_refs(text, run.repo.memory_prefix, group)
     for extra in refs[1:]:
         run.breaker.skipped.append(SkippedFile(
             run.repo.repo_path(f"{folder}/{extra}"), CONVENTIONS, None,
@@ -215,7 +242,7 @@ def _load_group(run: _Run) -> None:
         ))
     if refs:
         run.offer(f"{folder}/{refs[0]}", CONVENTIONS, disciplined=True,
-                  missing=f"missing: {choice.file} refers to it, but it does not exist")
+                  missing=f"missing: {routed} refers to it, but it does not exist")
 
 
 def _conventions_refs(text: str, memory_dir: str, group: str) -> list[str]:
@@ -248,6 +275,9 @@ def _load_main(run: _Run) -> None:
             run.result.routes.append(_route(choice))
             chosen += 1
     run.journals(clock.today())
+    if run.result.intent and not any(route.hits for route in run.result.routes):
+        run.result.recall = "no routing keyword matched the intent"
+        recall(run, None, f"{names.MAIN}/", {item.path for item in run.breaker.loaded if not item.cut})
     run.result.last_flush = _last_flush(run)
 
 
@@ -263,13 +293,108 @@ def _last_flush(run: _Run) -> str:
 
 
 def _load_dreaming(run: _Run) -> None:
-    run.offer(names.INDEX, "L1", missing="missing: run `apm-git index` to build it")
-    run.journals(clock.today())
-    choice = domains.domain_of(run.result.intent)
-    if choice is None:
+    intent = run.result.intent
+    l1_limit = int(run.result.budget * L1_SHARE)
+    index_text = None
+    for rel, missing in _l1_files(run):
+        text = run.read(rel, "L1" if rel == names.INDEX else "journal", missing=missing)
+        if text is not None:
+            run.breaker.offer_within(run.repo.repo_path(rel), text, "L1" if rel == names.INDEX else "journal",
+                                     l1_limit)
+            index_text = text if rel == names.INDEX else index_text
+    if not intent:
+        run.result.guide = GUIDE
+        if index_text is not None:
+            _hot_entries(run, index_md.hot_files(index_text))
         return
-    run.result.domain = choice.domain.name
-    run.result.domain_hits = list(choice.hits)
-    routing = run.repo.config.routing
-    for name in dict.fromkeys(routing[kind] for kind in choice.domain.kinds if kind in routing):
-        run.offer(name, "L2", missing=f"missing: the {choice.domain.name} domain calls for it")
+    choice = domains.domain_of(intent)
+    whole: set[str] = {item.path for item in run.breaker.loaded if not item.cut}
+    if choice is not None:
+        run.result.domain = choice.domain.name
+        run.result.domain_hits = list(choice.hits)
+        routing = run.repo.config.routing
+        why = f"the {choice.domain.name} domain (matched {', '.join(choice.hits)})"
+        for name in dict.fromkeys(routing[kind] for kind in choice.domain.kinds if kind in routing):
+            text = run.read(name, "L2", missing=f"missing: the {choice.domain.name} domain calls for it")
+            if text is None:
+                continue
+            if is_empty_template(text):
+                run.breaker.skipped.append(SkippedFile(run.repo.repo_path(name), "L2", None,
+                                                       "an empty template: nothing written there yet"))
+                continue
+            loaded = run.breaker.offer_if_room(run.repo.repo_path(name), text, "L2", why)
+            if loaded is not None:
+                whole.add(loaded.path)
+    run.result.recall = ("the intent names no domain" if choice is None else
+                         "the index adds the best sections as the budget allows")
+    recall(run, None, None, whole)
+
+
+def _hot_entries(run: _Run, hot: list[str]) -> None:
+    """Session start: the Hot Files' entries, most valuable first (the REM score), as the budget allows."""
+    today = clock.today()
+    ranked: list[tuple[int, str, Record]] = []
+    for name in hot:
+        try:
+            text = run.repo.read(name) if safe_file(name) else None
+        except ApmGitError as error:
+            run.result.warnings.append(str(error))
+            continue
+        for record in parse(text or "").records:
+            if record.ok and record.fitness is not None:
+                ranked.append((record_score(record, today, run.repo.config.rem), name, record))
+    ranked.sort(key=lambda item: (-item[0], item[2].date), reverse=False)
+    for points, name, record in ranked[:HOT_ENTRIES]:
+        why = f"Hot Files entry {record.id} (score {points})"
+        run.breaker.offer_if_room(f"{run.repo.repo_path(name)}:{record.line_no}", record.text, "hot", why)
+
+
+def _l1_files(run: _Run) -> list[tuple[str, str]]:
+    today = clock.today()
+    files = [(names.INDEX, "missing: run `apm-git index` to build it")]
+    for day, label in ((today, "today"), (today - dt.timedelta(days=1), "yesterday")):
+        files.append((layout.journal_name(day), f"no journal for {label} ({day.isoformat()})"))
+    return files
+
+
+def is_empty_template(text: str) -> bool:
+    """A category file as `init` wrote it (its title and the lines that say what belongs there)."""
+    stripped = text.strip()
+    return any(stripped == templates.render(f"init/memory/{name}").strip()
+               for name in templates.tree("init/memory") if name.endswith(".md"))
+
+
+def recall(run: _Run, group: str | None, under: str | None, whole: set[str]) -> None:
+    """L2 through the index: the sections of the scope that best match the intent, in rank order, each
+    whole or not at all, skipping sections of files already loaded whole."""
+    from apm_git.commands.search import matched, query_terms, scan_sections
+    from apm_git.search.index import Index, NoFts5, Scope
+
+    assert run.result.intent is not None
+    try:
+        wanted = query_terms(run.result.intent)
+    except UsageError:
+        return
+    scope = Scope(group)
+    wanted_hits = RECALL_SECTIONS * 3
+    try:
+        index = Index(run.repo, scope)
+    except NoFts5 as error:
+        run.result.warnings.append(f"{error}; this load scanned the files instead")
+        hits = scan_sections(run.repo, scope, wanted, limit=wanted_hits, under=under)[0]
+    else:
+        try:
+            hits = index.search(wanted, limit=wanted_hits, archive=False, under=under)[0]
+        finally:
+            index.close()
+    taken = 0
+    for hit in hits:
+        path = run.repo.repo_path(hit.path)
+        if path in whole or hit.path.startswith(f"{names.ARCHIVE}/"):
+            continue
+        why = f"matched {', '.join(matched(hit, wanted)) or 'the intent'} (score {hit.score:g})"
+        why = f"entry {hit.entry_id}, {why}" if hit.entry_id else why
+        if run.breaker.offer_if_room(f"{path}:{hit.line}-{hit.last}", hit.text + "\n", "L2 section", why):
+            taken += 1
+        if taken == RECALL_SECTIONS or run.breaker.used >= run.breaker.budget:
+            break

@@ -9,6 +9,7 @@ from apm_git.session import Held
 
 CORE = ("P0", "P1", "P2")
 CONVENTIONS = "conventions"
+MIN_CUT = 40  # tokens: a cut that keeps less than this is not worth loading
 
 
 @dataclasses.dataclass
@@ -20,6 +21,7 @@ class LoadedFile:
     file_tokens: int  # the whole file's count; more than `tokens` when it was cut
     text: str
     cut: str | None = None
+    why: str | None = None  # why it was chosen (an L2 section: the words it matched)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -37,9 +39,9 @@ class Breaker:
     without records): a later file that does not fit trips the breaker whole.
     """
 
-    def __init__(self, budget: int, encoding: str) -> None:
+    def __init__(self, budget: int, counter: tokens.Counter) -> None:
         self.budget = budget
-        self.encoding = encoding
+        self.counter = counter
         self.used = 0
         self.loaded: list[LoadedFile] = []
         self.skipped: list[SkippedFile] = []
@@ -50,7 +52,7 @@ class Breaker:
             self.skipped.append(SkippedFile(path, role, priority, f"not loaded: the circuit breaker tripped at "
                                                                   f"{self.tripped}"))
             return None
-        full = tokens.count(text, self.encoding)
+        full = self.counter.count(text)
         if self.used + full <= self.budget:
             return self._take(LoadedFile(path, role, priority, full, full, text))
         self.tripped = path
@@ -61,11 +63,39 @@ class Breaker:
                 f"{self.budget}",
             ))
             return None
-        fit = tokens.fit(text, self.budget - self.used, self.encoding)
+        fit = self.counter.fit(text, self.budget - self.used)
         units = f"{fit.unit}s" if fit.total != 1 else fit.unit
         cut = (f"cut at a {fit.unit} boundary: kept {fit.kept} of {fit.total} {units} ({fit.tokens} of {full} "
                f"tokens) to stay within the budget of {self.budget}")
         return self._take(LoadedFile(path, role, priority, fit.tokens, full, fit.text, cut))
+
+    def offer_within(self, path: str, text: str, role: str, limit: int, why: str | None = None) -> LoadedFile | None:
+        """Load `text` whole or, when it passes `limit` (a level's share of the budget), cut to fit;
+        never trips the breaker, so the next level still gets its share."""
+        full = self.counter.count(text)
+        room = min(limit, self.budget) - self.used
+        if full <= room:
+            return self._take(LoadedFile(path, role, None, full, full, text, why=why))
+        if room > 0:
+            fit = self.counter.fit(text, room)
+            if fit.kept and fit.tokens >= MIN_CUT:
+                units = f"{fit.unit}s" if fit.total != 1 else fit.unit
+                cut = (f"cut at a {fit.unit} boundary: kept {fit.kept} of {fit.total} {units} ({fit.tokens} of "
+                       f"{full} tokens) to stay within its share of {min(limit, self.budget)} tokens")
+                return self._take(LoadedFile(path, role, None, fit.tokens, full, fit.text, cut, why))
+        self.skipped.append(SkippedFile(path, role, None, f"budget: its {full} tokens do not fit the {max(room, 0)} "
+                                                          f"tokens left of its share"))
+        return None
+
+    def offer_if_room(self, path: str, text: str, role: str, why: str | None = None) -> LoadedFile | None:
+        """Load `text` whole when it fits what is left of the budget; otherwise skip it (a later, smaller
+        one may still fit)."""
+        full = self.counter.count(text)
+        if self.used + full <= self.budget:
+            return self._take(LoadedFile(path, role, None, full, full, text, why=why))
+        self.skipped.append(SkippedFile(path, role, None, f"budget: its {full} tokens would bring the total to "
+                                                          f"{self.used + full}, past the budget of {self.budget}"))
+        return None
 
     def _take(self, loaded: LoadedFile) -> LoadedFile:
         self.used += loaded.tokens

@@ -8,7 +8,7 @@ the error goes on.  The branch only moves when the commit succeeds, as the last 
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 
 from apm_git import clock, git, names
 from apm_git.commit import commit
@@ -30,10 +30,12 @@ def commit_run(
     today: dt.date,
     *,
     exclude: Collection[str] = (),
+    instead: Mapping[str, str] | None = None,
 ) -> str | None:
     """Write `changes`, record the run in flush-state.json, rebuild INDEX.md, and commit it all as one.
 
-    INDEX.md leaves out the memory-relative files in `exclude` (uncommitted: withheld by flush).
+    INDEX.md leaves out the memory-relative files in `exclude` and reads those in `instead` as the text
+    given (files withheld by flush: absent, or their committed text).
 
     None when the run changed no byte (the same run again at the same moment): there is nothing to commit.
     """
@@ -55,7 +57,7 @@ def commit_run(
         if kept is not None:  # a person's own INDEX.md is moved aside, never overwritten
             tx.move(names.INDEX, kept)
         tx.guard(names.INDEX)
-        refresh_index(repo, today, exclude)
+        refresh_index(repo, today, exclude, instead or {})
         paths = [repo.repo_path(rel) for rel in tx.touched]
         if not git.status(repo.root, paths):
             return None  # run again at the same moment: not even the recorded time changed

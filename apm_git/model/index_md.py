@@ -138,6 +138,21 @@ class IndexReading:
     problems: list[tuple[int, str]] = dataclasses.field(default_factory=list)
 
 
+def hot_files(text: str) -> list[str]:
+    """The files of the Hot Files table, in its order."""
+    found: list[str] = []
+    inside = False
+    for line in text.lstrip("\ufeff").split("\n"):
+        stripped = line.strip()
+        if stripped.startswith("## "):
+            inside = stripped == HOT
+        elif inside and stripped.startswith("|"):
+            cells = table_cells(stripped)
+            if cells and tuple(cells) != HOT_HEADER and not all(set(cell) <= set("-: ") for cell in cells):
+                found.append(cells[0])
+    return found
+
+
 _SECTIONS = {HOT: HOT_HEADER, ON_DEMAND: ON_DEMAND_HEADER, JOURNALS: JOURNAL_HEADER, CONFLICTS: CONFLICT_HEADER}
 
 

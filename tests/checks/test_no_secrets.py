@@ -1,4 +1,7 @@
-"""apm-no-secrets: one test per kind of secret, the key=value rule, and the prefilter's superset promise."""
+"""apm-no-secrets: one test per kind of secret as the check reports it, and what it never reports.
+
+The scanner itself (recall over the corpus, false positives, the prefilter) is tested in tests/secrets/.
+"""
 from __future__ import annotations
 
 import random
@@ -6,7 +9,6 @@ import string
 
 import pytest
 
-from apm_git.checks.no_secrets import Candidate, assignments, candidates, detect
 from tests.checks.helpers import findings, record, snapshot
 
 HOOK = "apm-no-secrets"
@@ -25,8 +27,9 @@ SECRETS = {
     "GitLab Token": f"runner token glpat-{rand(ALNUM, 20)}",
     "Slack Token": f"bot xoxb-{rand(string.digits, 12)}-{rand(string.digits, 13)}-{rand(ALNUM, 24)}",
     "Private Key": "-----BEGIN RSA PRIVATE KEY-----",
-    "Base64 High Entropy String": f"api_key={rand(ALNUM + '+/', 40)}",
-    "Hex High Entropy String": f"token: {rand('0123456789abcdef', 40)}",
+    "Secret Keyword": f"api_key={rand(ALNUM + '+/', 40)}",
+    "Basic Auth Credentials": f"postgres://app:{rand(ALNUM, 14)}@db.internal/app",
+    "JSON Web Token": "Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0." + rand(ALNUM, 43),
 }
 
 
@@ -35,9 +38,16 @@ def test_each_kind_of_secret_is_found_and_never_repeated(kind: str) -> None:
     text = "# Tools\n\n" + record("2026-04-06", "Deploy access", tags="tool", body=SECRETS[kind])
     (finding,) = findings(snapshot({}, {"tools-config.md": text}), HOOK)
     assert finding.path == "memory/tools-config.md" and finding.line == 6
-    assert kind in finding.message
-    secret = SECRETS[kind].split()[-1].split("=")[-1]
-    assert secret not in finding.message
+    assert f"looks like a credential ({kind})" in finding.message
+    for word in SECRETS[kind].replace("=", " ").replace(":", " ").replace("@", " ").split():
+        if len(word) > 8:
+            assert word not in finding.message
+
+
+def test_two_secrets_on_one_line_are_one_finding_naming_both_kinds() -> None:
+    line = f"- Body: {SECRETS['GitHub Token']} and {SECRETS['AWS Access Key']}"
+    (finding,) = findings(snapshot({}, {"tools-config.md": f"# Tools\n\n{line}\n"}), HOOK)
+    assert "(AWS Access Key, GitHub Token)" in finding.message
 
 
 @pytest.mark.parametrize(
@@ -45,34 +55,15 @@ def test_each_kind_of_secret_is_found_and_never_repeated(kind: str) -> None:
     [
         "- Body: Use Redis for the session cache; Memcached lost keys on restart.",
         "- Fitness: last_referenced=2026-04-07, hit_count=3, decision_value=HIGH",
-        "- Source: memory/2026-04-05.md",
-        "- Body: fixed in commit 8f14e45fceea167a5a36dedd4bea2543b1c2d3e4 (a sha is not an assignment)",
+        "- Body: fixed in commit=8f14e45fceea167a5a36dedd4bea2543b1c2d3e4",
         "- Body: Kubernetes: KUBECONFIG selects the target; AWS region eu-west-1",
         f"- Body: the key lives in vault; api_key={rand(ALNUM, 40)}  # pragma: allowlist secret",
         "- Body: user_id=1234567890abcdef1234",
         "- Body: trace=ABCDEFGHIJKLMNOPQRSTUVWXYZ",
+        '<<<EXTERNAL_UNTRUSTED_CONTENT id="7bdc0dce347bd027">>>',
+        "- Queried Omada via `omada-mcp.listDevices siteId=685ac718840b7e743bcc0096`",
+        "?m=POST&h=eyJDb250ZW50LVR5cGUiOiJhcHBsaWNhdGlvbi9qc29uIn0=&b=eyJuYW1lIjoidGVzdCJ9",
     ],
 )
 def test_ordinary_memory_text_is_not_a_secret(line: str) -> None:
-    assert not list(detect("x.md", candidates(line)))
-
-
-def test_ordinary_text_is_not_even_a_candidate() -> None:
-    """The prefilter keeps detect-secrets (a 100+ ms import) away from ordinary memory."""
-    text = "# Decisions\n\n" + "".join(record("2026-04-06", f"Decision {n}", body=f"Chose X over Y, reason {n}.")
-                                       for n in range(50))
-    assert candidates(text) == []
-
-
-def test_the_prefilter_never_misses_what_the_detectors_flag() -> None:
-    pieces = [*SECRETS.values(), "aws_secret = '" + rand(ALNUM + "/+", 40) + "'", "password=hunter2",
-              "hooks.slack.com/services/T0/B0/x", "PuTTY-User-Key-File-2: ssh-rsa"]
-    lines = []
-    for _ in range(400):
-        words = [RNG.choice(pieces) if RNG.random() < 0.2 else rand(ALNUM + "=:_-/+ ", RNG.randint(1, 50))
-                 for _ in range(RNG.randint(1, 4))]
-        lines.append(" ".join(words))
-    every = [Candidate(n, line, [value for _, value in assignments(line)]) for n, line in enumerate(lines, 1)]
-    flagged = {line for line, _ in detect("x.md", every)}
-    kept = {candidate.line for candidate in candidates("\n".join(lines))}
-    assert flagged and flagged <= kept
+    assert findings(snapshot({}, {"tools-config.md": f"# Tools\n\n{line}\n"}), HOOK) == []

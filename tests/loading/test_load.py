@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from apm_git import tokens
+from apm_git.commands.load import GUIDE
 from apm_git.repo import MemoryRepo
 from tests.conftest import Invoke, git
 from tests.loading.conftest import TODAY, YESTERDAY, cli_json, record, write
@@ -93,7 +94,8 @@ def test_dm_with_an_unreadable_flush_state_still_loads(mem: MemoryRepo, run_cli:
 
 def test_dreaming_mount_l1_and_the_domain_files(mem: MemoryRepo, run_cli: Invoke) -> None:
     l1 = ["memory/INDEX.md", f"memory/{TODAY}.md", f"memory/{YESTERDAY}.md"]
-    assert paths(load_json(run_cli, mem)) == l1
+    start = load_json(run_cli, mem)  # session start: L1, then the Hot Files' entries
+    assert paths(start) == [*l1, "memory/decisions.md:3"] and start["files"][3]["role"] == "hot"
     cases = {
         "implement the export feature": ["memory/decisions.md", "memory/project-context.md"],
         "debug the crash in the worker": ["memory/lessons.md"],
@@ -102,8 +104,11 @@ def test_dreaming_mount_l1_and_the_domain_files(mem: MemoryRepo, run_cli: Invoke
     }
     for intent, l2 in cases.items():
         data = load_json(run_cli, mem, "--intent", intent)
-        assert paths(data) == l1 + l2, intent
-        assert {item["role"] for item in data["files"][3:]} == {"L2"}
+        whole = [item for item in data["files"] if item["role"] != "L2 section"]
+        assert [item["path"] for item in whole] == l1 + l2, intent
+        assert {item["role"] for item in whole[3:]} == {"L2"}
+        sections = [item["path"] for item in data["files"] if item["role"] == "L2 section"]
+        assert not [path for path in sections if path.split(":")[0] in l1 + l2], "no section of a file loaded whole"
 
 
 def test_the_first_file_is_cut_at_a_record_boundary(mem: MemoryRepo, run_cli: Invoke) -> None:
@@ -119,11 +124,13 @@ def test_the_first_file_is_cut_at_a_record_boundary(mem: MemoryRepo, run_cli: In
     assert first["tokens"] == tokens.count(first["text"], "cl100k_base")
     # one more record would pass the budget: the cut keeps as many as fit
     more = journal[: len(first["text"]) + len(record(TODAY, f"Entry {kept}", "word " * 40))]
-    assert tokens.count(more, "cl100k_base") > 300
+    assert tokens.count(more, "cl100k_base") > 150 and "its share of 150 tokens" in first["cut"]  # L1: half
     assert [(item["path"], item["reason"]) for item in data["skipped"]] == [
         ("memory/INDEX.md", "missing: run `apm-git index` to build it"),
-        (f"memory/{YESTERDAY}.md", f"not loaded: the circuit breaker tripped at memory/{TODAY}.md"),
     ]
+    # a later L1 file too is cut to what is left of L1's share, rather than tripping the breaker
+    assert data["files"][1]["path"] == f"memory/{YESTERDAY}.md"
+    assert data["files"][1]["cut"].endswith("to stay within its share of 150 tokens")
 
 
 def test_a_file_without_records_is_cut_at_a_line_boundary(mem: MemoryRepo, run_cli: Invoke) -> None:
@@ -180,9 +187,11 @@ def test_claude_hook_format_stays_under_10000_characters(mem: MemoryRepo, run_cl
     assert output["hookSpecificOutput"]["hookEventName"] == "SessionStart"
     assert 9000 < len(context) < 10_000
     assert context.startswith("# Memory loaded by apm-git: Dreaming mount")
+    assert context.endswith("\n" + GUIDE)  # the guide on writing and recalling memory is never cut
+    context = context.removesuffix("\n" + GUIDE)
     note = context[context.rindex("\n[apm-git: cut here"):]
     assert "characters not shown, among them memory/" in note and note.endswith("]\n")
-    full = run_cli("--repo", str(mem.root), "load", "--budget", "100000").stdout
+    full = run_cli("--repo", str(mem.root), "load", "--budget", "100000").stdout.removesuffix("\n" + GUIDE)
     kept = context[: -len(note)]
     assert full.startswith(kept) and full[len(kept):].startswith(f"## [{TODAY}] Long entry ")  # cut between two records
     assert f"{len(full) - len(kept):,} characters not shown" in note

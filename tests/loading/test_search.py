@@ -40,12 +40,12 @@ def test_ranked_hits_with_id_file_line_and_snippet(mem: MemoryRepo, run_cli: Inv
     assert data["total"] == 3 and data["where"] == "live and archive"
     for hit in data["hits"]:
         lines = (mem.root / hit["file"]).read_text().splitlines()
-        assert lines[hit["line"] - 1].startswith("## [") and hit["title"] in lines[hit["line"] - 1]
+        assert lines[hit["line"] - 1].startswith("## [") and hit["heading"] in lines[hit["line"] - 1]
         assert "\n" not in hit["snippet"] and len(hit["snippet"]) <= 120
     archived = data["hits"][1]
     assert archived["archived"] and archived["file"] == "memory/archive/2026-01.md" and archived["line"] == 3
-    assert archived["snippet"] == ("Redis eviction storm — Keys vanished under memory pressure; maxmemory-policy "
-                                   "fixed it.")
+    assert archived["heading"] == "[2025-10-01] Redis eviction storm"
+    assert archived["snippet"] == "Keys vanished under memory pressure; maxmemory-policy fixed it."
 
 
 def test_more_query_words_matched_rank_first(mem: MemoryRepo, run_cli: Invoke) -> None:
@@ -64,11 +64,12 @@ def test_archive_only_and_limit(mem: MemoryRepo, run_cli: Invoke) -> None:
 def test_text_output_is_one_line_per_entry(mem: MemoryRepo, run_cli: Invoke) -> None:
     ran = run_cli("--repo", str(mem.root), "search", "redis", "--limit", "2")
     lines = ran.stdout.splitlines()
-    assert lines[0].startswith("2026-04-06-redis-for-sessions  memory/2026-04-06.md:3  Redis for sessions")
-    files = len([rel for rel in mem.markdown_files() if not rel.startswith("groups/")])
-    assert lines[-1] == f"3 entries matched (showing 2) in {files} files (live and archive)"
+    assert lines[0].startswith("2026-04-06-redis-for-sessions  memory/2026-04-06.md:3  [2026-04-06] Redis for "
+                               "sessions: Use Redis.  (score ")
+    files = len([rel for rel in mem.markdown_files() if not rel.startswith("groups/") and rel != "INDEX.md"])
+    assert lines[-1] == f"3 sections matched (showing 2) in {files} files (live and archive)"
     none = run_cli("--repo", str(mem.root), "search", "kubernetesx")
-    assert none.exit_code == 0 and none.stdout.startswith("no entry matched 'kubernetesx'")
+    assert none.exit_code == 0 and none.stdout.startswith("nothing matched 'kubernetesx'")
 
 
 def test_a_word_matches_at_word_starts_only(mem: MemoryRepo, run_cli: Invoke) -> None:
@@ -80,7 +81,8 @@ def test_records_hidden_in_code_fences_are_not_entries(mem: MemoryRepo, run_cli:
     write(mem, "tools-config.md", "# Tools\n\n```\n## [2026-01-01] Fenced redis\n```\n\n" + record(
         "2026-02-02", "Real redis cli", "redis-cli --scan."))
     found = [hit for hit in search(run_cli, mem, "redis")["hits"] if hit["file"] == "memory/tools-config.md"]
-    assert [(hit["entry_id"], hit["line"]) for hit in found] == [("2026-02-02-real-redis-cli", 7)]
+    # the fenced heading is no record: the fence is text of the file's first section
+    assert [(hit["entry_id"], hit["line"]) for hit in found] == [("2026-02-02-real-redis-cli", 7), (None, 1)]
 
 
 @pytest.mark.parametrize(("args", "code", "message"), [

@@ -1,0 +1,3 @@
+from __future__ import annotations
+
+from tests.loading.conftest import mem  # noqa: F401  (the loading tests' repository)
