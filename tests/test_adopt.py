@@ -205,3 +205,22 @@ def test_a_baseline_that_cannot_be_read_stops_lint_with_one_line_and_flush_still
     ran = run_cli("--repo", str(root), "flush")
     assert ran.exit_code == 0 and "not valid JSON" in ran.stderr
     assert git(root, "status", "--porcelain", "--", "memory/2026-02-12.md") == ""
+
+
+def test_the_hooks_report_only_what_is_new_after_adoption(tmp_path: Path) -> None:
+    from apm_git.commands.init import init as init_repo
+    from tests.test_hooks import commit
+
+    root = tmp_path / "ws"
+    workspace(root)
+    broken = "## [2026-02-12] Half a record\n- Tags: decision\n"
+    (root / "memory/2026-02-12.md").write_text(JOURNAL + "\n" + broken)
+    result = init_repo(root)
+    assert result.hooks_installed, result.warning
+    journal = root / "memory/2026-02-12.md"
+    journal.write_text("A line on top.\n" + journal.read_text())
+    ran = commit(root, "an edit next to a finding the workspace already held")
+    assert ran.exit_code == 0, ran.stdout
+    journal.write_text(journal.read_text() + "\n## [2026-02-13] Another half\n- Tags: decision\n")
+    ran = commit(root, "a new malformed record")
+    assert ran.exit_code == 1 and "memory/2026-02-12.md:" in ran.stdout and "apm-record-format" in ran.stdout
