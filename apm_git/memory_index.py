@@ -39,8 +39,9 @@ def build_index(
         text = read(name)
         if text is not None:
             categories.append(("kept", name, index_md.summarize(name, parse(text))))
-    journals = [name for name in reversed(layout.journals(repo)) if name not in exclude]
-    summaries = [index_md.summarize(name, parse(read(name) or "")) for name in journals]
+    live = set(layout.journals(repo)) | {name for name in instead if layout.journal_date(name)}
+    journals = {name: read(name) for name in sorted(live, reverse=True) if name not in exclude}
+    summaries = [index_md.summarize(name, parse(text)) for name, text in journals.items() if text is not None]
     return index_md.render(today, categories, summaries, conflicts, budget)
 
 

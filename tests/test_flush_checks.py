@@ -36,17 +36,6 @@ def test_findings_are_committed_as_trailers_and_pending_items(repo: MemoryRepo, 
     assert git(repo.root, "status", "--porcelain") == ""
 
 
-def test_a_deleted_entry_is_recorded_not_refused(repo: MemoryRepo) -> None:
-    from apm_git.commands.flush import flush
-
-    (repo.memory / "decisions.md").write_text("# Decisions\n\n" + record("2026-01-15", "Old server config"))
-    flush(repo)
-    (repo.memory / "decisions.md").write_text("# Decisions\n")
-    result = flush(repo)
-    assert result.commit is not None
-    assert any("apm-no-loss: entry 2026-01-15-old-server-config" in finding for finding in result.findings)
-
-
 def test_a_file_with_a_secret_stays_on_disk_uncommitted_and_the_rest_is_committed(
     repo: MemoryRepo, run_cli: Invoke,
 ) -> None:
@@ -151,3 +140,24 @@ def test_a_withheld_journal_s_titles_never_reach_the_committed_index(repo: Memor
     assert AWS_KEY not in history and GITHUB_TOKEN not in history
     assert AWS_KEY in journal.read_text()  # the user's text stays on disk, untouched
     assert (repo.memory / "INDEX.md").read_text() == index  # and the index on disk is the committed one
+
+
+def test_a_consolidation_commits_no_title_of_a_file_flush_left_out(repo: MemoryRepo, run_cli: Invoke) -> None:
+    """REM rebuilds INDEX.md too: it describes the commit, never a withheld journal's new text."""
+    from apm_git.commands.flush import flush
+
+    tracked = repo.memory / "2026-04-05.md"
+    tracked.write_text("# Journal 2026-04-05\n\n" + record("2026-04-05", "Pinned the runner image", tags="lesson"))
+    flush(repo)
+    tracked.write_text(tracked.read_text() + "\n" + record("2026-04-05", f"Rotated {AWS_KEY}"))
+    (repo.memory / "2026-04-06.md").write_text(
+        "# Journal 2026-04-06\n\n" + record("2026-04-06", f"New CI token {GITHUB_TOKEN}", tags="tool"))
+    assert flush(repo).withheld == ["memory/2026-04-05.md", "memory/2026-04-06.md"]
+    head = git(repo.root, "rev-parse", "HEAD")
+    ran = run_cli("--repo", str(repo.root), "rem", "--force", env=NOW)
+    assert ran.exit_code == 0, ran.stderr
+    assert git(repo.root, "rev-parse", "HEAD") != head  # REM committed (its run record, the index)
+    index = git(repo.root, "show", "HEAD:memory/INDEX.md")
+    assert "Pinned the runner image" in index and "| 2026-04-06 |" not in index
+    history = _history(repo)
+    assert AWS_KEY not in history and GITHUB_TOKEN not in history

@@ -21,6 +21,7 @@ from apm_git.checks import entry_cache
 from apm_git.checks.entries import EntryIndex, summarize
 from apm_git.checks.snapshot import Change, Snapshot
 from apm_git.errors import UsageError
+from apm_git.model import trailers as trailer_model
 from apm_git.model.records import parse
 from apm_git.repo import MemoryRepo, utf8_problem
 
@@ -135,6 +136,7 @@ def gather(
     snap = Snapshot(
         repo.config, changes, base, new, chosen, frozenset(listing), EntryIndex({}),
         unreadable=unreadable, base_name=sides.base_name, base_summaries=base_summaries,
+        forgotten=forgotten_between(repo, sides) if any(change.status != "A" for change in changes) else frozenset(),
     )
     keep = {blob: cached[blob] for blob in base_blobs.values() if blob in cached}  # the next run's base
     for path, blob in base_needed.items():
@@ -142,6 +144,21 @@ def gather(
             keep[blob] = summarize(snap.parsed_base(path))
     snap.entries = EntryIndex(_summaries(repo, snap, listing, cached, keep))
     return snap
+
+
+def forgotten_between(repo: MemoryRepo, sides: Sides) -> frozenset[str]:
+    """Ids that an `Apm-Forget` trailer deleted in the commits after the base, up to the new side
+    (HEAD for the index or the work tree): one `git log`, and none when the base is HEAD."""
+    tip = sides.new if sides.new not in (INDEX, WORKTREE) else git.head(repo.root)
+    if sides.base is None or tip is None or tip == sides.base:
+        return frozenset()
+    messages = git.out(repo.root, "log", "-F", f"--grep={trailer_model.FORGET}:", "--format=%x1e%B",
+                       f"{sides.base}..{tip}")
+    return frozenset(
+        value.split()[0]
+        for message in messages.split("\x1e") if message.strip()
+        for key, value in trailer_model.parse(message) if key == trailer_model.FORGET and value.split()
+    )
 
 
 def _split(raw: list[git.RawChange]) -> tuple[list[Change], dict[str, str]]:

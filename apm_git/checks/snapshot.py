@@ -79,6 +79,7 @@ class Snapshot:
     unreadable: dict[str, tuple[int, str]] = dataclasses.field(default_factory=dict)  # path -> (line, why)
     base_name: str = "HEAD"
     base_summaries: dict[str, str] = dataclasses.field(default_factory=dict)  # path -> entry summary at the base
+    forgotten: frozenset[str] = frozenset()  # ids an `Apm-Forget` trailer deleted between the two sides
     _parsed: dict[tuple[str, str], RecordFile] = dataclasses.field(default_factory=dict, repr=False)
 
     def rel(self, path: str) -> str | None:
@@ -118,7 +119,7 @@ class Snapshot:
         gone = set(paths)
         self.changes = [change for change in self.changes if change.path not in gone]
         self.targets = [path for path in self.targets if path not in gone]
-        self.files = frozenset(path for path in self.files if path not in gone or path in self.base)
+        self.files = frozenset({path for path in self.files if path not in gone} | {p for p in gone if p in self.base})
         for path in gone:
             self._parsed.pop(("new", path), None)
             self.entries.summaries.pop(path, None)
@@ -137,6 +138,16 @@ class Snapshot:
             self.targets.append(path)
         if all(change.path != path for change in self.changes):
             self.changes.append(Change("M", path))
+
+    def commit_as(self, path: str, text: str) -> None:
+        """The new side of a changed `path` becomes `text` (what flush commits for it instead of the work tree's)."""
+        self.new[path] = text
+        self._parsed.pop(("new", path), None)
+        self.entries.summaries[path] = summarize(self.parsed(path))
+        self.files = self.files | {path}
+        if path not in self.targets:
+            self.targets.append(path)
+        self.changes = [Change("M", path) if change.path == path else change for change in self.changes]
 
     def _parse(self, side: str, path: str, texts: dict[str, str]) -> RecordFile:
         if (side, path) not in self._parsed:

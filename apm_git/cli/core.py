@@ -9,7 +9,7 @@ import click
 
 from apm_git.cli import UTF8, cli, emit, state
 from apm_git.config import KINDS
-from apm_git.errors import EXIT_OK
+from apm_git.errors import EXIT_FINDINGS, EXIT_OK
 from apm_git.model.fitness import VALUES
 from apm_git.model.trailers import FLUSH_TRIGGERS
 
@@ -113,7 +113,7 @@ def flush_cmd(
         text = [f"apm-git: {result.skipped}"]
     text += [f"  auto-initialized {name}" for name in result.created]
     text += [f"  kept your own INDEX.md as {name} (apm-git writes INDEX.md; yours is listed in it)"
-             for name in result.kept]
+             for name in result.kept_index]
     for finding in result.findings:
         click.echo(f"apm-git: finding: {finding}", err=True)
     for name in result.withheld:
@@ -121,8 +121,10 @@ def flush_cmd(
             f"apm-git: WARNING: {name} looks like it holds a secret, so it was NOT committed; it stays on disk "
             "as it is: remove the secret (see the finding above), then flush again", err=True,
         )
+    for note in result.notes:
+        click.echo(f"apm-git: WARNING: {note}", err=True)
     emit(ctx, dataclasses.asdict(result), "\n".join(text))
-    return EXIT_OK
+    return EXIT_FINDINGS if result.notes else EXIT_OK
 
 
 @cli.command("index")

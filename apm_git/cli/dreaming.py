@@ -1,4 +1,4 @@
-"""deep-sleep, rem, dream and history."""
+"""deep-sleep, rem, dream, history and forget."""
 from __future__ import annotations
 
 import dataclasses
@@ -117,4 +117,20 @@ def history_cmd(ctx: click.Context, entry_id: str) -> int:
         detail = f"  ({event.detail})" if event.detail else ""
         lines.append(f"{event.date[:10]}  {event.commit[:7]}  {event.trigger:<12} {event.what:<10} {where}{detail}")
     emit(ctx, [dataclasses.asdict(event) for event in events], "\n".join(lines))
+    return EXIT_OK
+
+
+@cli.command("forget")
+@click.argument("entry_ids", nargs=-1, required=True, metavar="ENTRY-ID...")
+@click.option("--reason", required=True, help="Why the entries are deleted (goes into the commit).")
+@click.pass_context
+def forget_cmd(ctx: click.Context, entry_ids: tuple[str, ...], reason: str) -> int:
+    """Delete entries (live or archived) deliberately: one commit with an Apm-Forget trailer each."""
+    from apm_git.commands.forget import forget
+
+    result = forget(state(ctx).repo(), list(entry_ids), reason)
+    lines = [f"apm-git: forgot {len(result.forgotten)} entr{'y' if len(result.forgotten) == 1 else 'ies'} "
+             f"as {result.commit[:12]} ({result.reason})"]
+    lines += [f"  {item.entry_id}  {item.file}" for item in result.forgotten]
+    emit(ctx, dataclasses.asdict(result), "\n".join(lines))
     return EXIT_OK

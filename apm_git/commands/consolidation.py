@@ -136,17 +136,8 @@ def commit_stage(
             f"flush or revert them, then run `apm-git {result.stage}` again",
         )
     trailers = [*result.trailers, ("Apm-Trigger", result.stage), ("Apm-Scope", "all")]
-    # Nothing derived from a left-out file is committed: the index reads its committed text, if any.
-    committed = git.cat_files(repo.root, [f"HEAD:{path}" for path in result.left_out])
-    exclude, instead = [], {}
-    for path in result.left_out:
-        rel, data = repo.memory_rel(path) or path, committed.get(f"HEAD:{path}")
-        if data is None:
-            exclude.append(rel)
-        else:
-            instead[rel] = data.decode("utf-8", "replace")
-    result.commit = commit_run(repo, changes, result.stage, result.subject, trailers, body, today,
-                               exclude=exclude, instead=instead)
+    # INDEX.md describes the commit: a left-out file counts as committed (commit_run).
+    result.commit = commit_run(repo, changes, result.stage, result.subject, trailers, body, today)
 
 
 def counted(parts: list[tuple[str, int]], nothing: str) -> str:

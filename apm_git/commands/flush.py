@@ -1,8 +1,10 @@
 """`apm-git flush`: the memory of one scope becomes one commit (DESIGN 3, 7).
 
-A flush never refuses to save memory.  It auto-initializes what the scope is
-missing, refreshes INDEX.md and flush-state.json, and commits exactly the
-scope's memory paths; whatever else the user has staged or changed stays as it was.
+A flush never refuses to save memory, and never commits a loss.  It auto-initializes
+what the scope is missing, refreshes INDEX.md and flush-state.json, and commits exactly
+the scope's memory paths; whatever else the user has staged or changed stays as it was.
+An entry the work tree lost with no record of where it went stays committed as HEAD has
+it (commands/flush_keep.py).
 """
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ from apm_git import clock, git, layout, names
 from apm_git.checks import baseline, index_fresh, no_secrets
 from apm_git.checks.gather import WORKTREE, Sides, gather
 from apm_git.checks.run import CHECKS, run_checks
+from apm_git.commands.flush_keep import Kept, committed_index, keep_losses, loss_line, unreadable_line
 from apm_git.commit import commit
 from apm_git.errors import ApmGitError
 from apm_git.lock import write_lock
@@ -36,7 +39,10 @@ class FlushResult:
     created: list[str] = dataclasses.field(default_factory=list)
     findings: list[str] = dataclasses.field(default_factory=list)
     withheld: list[str] = dataclasses.field(default_factory=list)
-    kept: list[str] = dataclasses.field(default_factory=list)  # a person's own INDEX.md, moved to kept/
+    kept_index: list[str] = dataclasses.field(default_factory=list)  # a person's own INDEX.md, moved to kept/
+    lost: dict[str, str] = dataclasses.field(default_factory=dict)  # entry id -> file: kept as HEAD has it
+    unreadable: list[str] = dataclasses.field(default_factory=list)  # not UTF-8: HEAD's version kept
+    notes: list[str] = dataclasses.field(default_factory=list)  # one line each on the above
     skipped: str | None = None
 
 
@@ -60,9 +66,9 @@ def flush(
                 return result
         now = clock.now()
         result.created = [repo.repo_path(rel) for rel in _auto_initialize(repo, scope, now.date())]
-        kept = keep_own_index(repo) if scope.covers_dreaming else None
-        result.kept = [repo.repo_path(kept)] if kept else []
-        if changed is None or result.created or result.kept:
+        own_index = keep_own_index(repo) if scope.covers_dreaming else None
+        result.kept_index = [repo.repo_path(own_index)] if own_index else []
+        if changed is None or result.created or result.kept_index:
             changed = git.status(repo.root, pathspecs)
         if not changed:
             result.skipped = "nothing to flush"
@@ -72,36 +78,42 @@ def flush(
         tx.guard(names.INDEX)
         tx.guard(names.FLUSH_STATE)
         try:
-            _check(repo, scope, pathspecs, now.date(), result)
-            if all(change.path in result.withheld for change in changed):
+            kept = _check(repo, scope, pathspecs, now.date(), result)
+            held = set(result.withheld) | set(kept.as_head)
+            if all(change.path in held for change in changed):
                 tx.rollback()
-                result.skipped = "nothing to flush: the only changes are withheld (suspected secrets)"
+                result.skipped = "nothing to flush: " + (
+                    "the only changes are withheld (suspected secrets)" if result.withheld and not kept.as_head
+                    else "every change is held back (see above)")
                 return result
-            _record_flush(repo, scope, now, trigger, session, result.findings)
+            _record_flush(repo, scope, now, trigger, session, result.findings + result.notes)
             # Under the lock only the state file and INDEX.md changed since `changed` was read.
             rewritten = [repo.repo_path(names.FLUSH_STATE)]
             rewritten += [repo.repo_path(names.INDEX)] if scope.covers_dreaming else []
             changes = [change for change in changed if change.path not in rewritten]
             changes += git.status(repo.root, rewritten)
-            paths = [change.path for change in changes if change.path not in result.withheld]
+            paths = [change.path for change in changes if change.path not in held]
+            paths += [path for path in kept.contents if path not in paths]
             result.files = sorted(set(paths))
             trailers = [("Apm-Trigger", trigger), ("Apm-Scope", str(scope)), ("Apm-Session", session or "none")]
-            trailers += [("Apm-Finding", finding) for finding in result.findings]
+            trailers += [("Apm-Finding", finding) for finding in result.findings + result.notes]
             count = f"{len(result.files)} file{'s' if len(result.files) != 1 else ''}"
-            result.commit = commit(repo, paths, f"flush {count} ({trigger}, {scope})", trailers, body=message)
+            result.commit = commit(repo, paths, f"flush {count} ({trigger}, {scope})", trailers, body=message,
+                                   contents=kept.contents)
         except BaseException:
             tx.rollback()
             raise
     return result
 
 
-def _check(repo: MemoryRepo, scope: Scope, pathspecs: list[str], today: dt.date, result: FlushResult) -> None:
+def _check(repo: MemoryRepo, scope: Scope, pathspecs: list[str], today: dt.date, result: FlushResult) -> Kept:
     """The checks of DESIGN 5 on the scope's changes (HEAD -> work tree), in-process.
 
     Nothing here refuses to save memory: findings are recorded, and only a file that
-    looks like it holds a secret is withheld from the commit.  INDEX.md is rebuilt
+    looks like it holds a secret is withheld from the commit.  Lost entries and unreadable
+    files keep their HEAD version in the commit (`keep_losses`).  INDEX.md is rebuilt
     (dreaming scopes) without any new file that is withheld, so it never names a file
-    the commit lacks.
+    the commit lacks, and with every file the commit keeps.
     """
     try:
         snap = gather(repo, Sides(git.head(repo.root), WORKTREE, "HEAD", "the work tree"), pathspecs=pathspecs,
@@ -111,28 +123,45 @@ def _check(repo: MemoryRepo, scope: Scope, pathspecs: list[str], today: dt.date,
         snap = None
     if snap is not None and (problem := baseline.unreadable(snap)):
         result.findings.append(problem)  # said once; the checks run as if there were no baseline
+    kept = Kept()
     if snap is not None:
         secrets, new_secrets = baseline.withheld_secrets(snap, no_secrets.validate(snap))
         result.withheld = sorted({finding.path for finding in secrets})
         result.findings += [str(finding) for finding in new_secrets]
         snap.leave_out(result.withheld)
+        unreadable = dict(snap.unreadable)
+        kept = keep_losses(snap)
+        result.lost = dict(kept.lost)
+        result.unreadable = list(kept.unreadable)
+        result.notes += [unreadable_line(path, *unreadable[path]) for path in kept.unreadable]
+        result.notes += [loss_line(kept)] if kept.lost else []
     index_error = None
     if scope.covers_dreaming:
         # Nothing derived from a withheld file is committed: the index reads its committed text.
         added = [repo.memory_rel(path) or path for path in result.withheld if snap and path not in snap.base]
+        index = repo.repo_path(names.INDEX)
         base = snap.base if snap else {}
-        kept = {repo.memory_rel(path) or path: base[path] for path in result.withheld if path in base}
+        withheld_texts = {repo.memory_rel(path) or path: base[path] for path in result.withheld if path in base}
         try:
-            if refresh_index(repo, today, exclude=added, instead=kept) and snap is not None:
-                snap.set_new(repo.repo_path(names.INDEX), repo.read(names.INDEX) or "")
+            if refresh_index(repo, today, exclude=added, instead=withheld_texts) and snap is not None:
+                snap.set_new(index, repo.read(names.INDEX) or "")
         except InvalidUtf8 as error:  # saving memory matters more than a fresh index
             index_error = str(error)
-            result.findings.append(index_error)
+            if not any(str(error).startswith(f"{path}:") for path in kept.unreadable):  # said once
+                result.findings.append(index_error)
+        text = committed_index(repo, snap, kept, today, added, withheld_texts) if snap is not None else None
+        if text is not None and snap is not None and text == snap.base.get(index):
+            kept.as_head.append(index)  # the commit's INDEX.md is HEAD's: nothing to commit for it
+            snap.leave_out([index])
+        elif text is not None and snap is not None and text != snap.new.get(index):
+            kept.contents[index] = text.encode("utf-8")
+            snap.set_new(index, text)
     if snap is not None:
         hooks = [hook for hook in CHECKS if hook != no_secrets.ID and (scope.covers_dreaming or hook != index_fresh.ID)]
         for finding in run_checks(snap, hooks):
             if not (index_error and index_error.startswith(f"{finding.path}:{finding.line}: ")):  # said once
                 result.findings.append(str(finding))
+    return kept
 
 
 def _still_busy(repo: MemoryRepo, changes: list[git.Change]) -> str | None:

@@ -1,9 +1,9 @@
-"""`apm-git history ENTRY-ID`: every commit that created, changed, moved, promoted or archived an entry.
+"""`apm-git history ENTRY-ID`: every commit that created, changed, moved, promoted, archived or forgot an entry.
 
 Four git processes, whatever the length of the history:
 1. `git grep` at HEAD finds the files that hold the entry now;
-2. `git log --grep` (fixed string) finds the consolidation commits whose trailers name it,
-   and so every file it passed through (journal -> category file -> archive);
+2. `git log --grep` (fixed string) finds the consolidation and forget commits whose trailers
+   name it, and so every file it passed through (journal -> category file -> archive);
 3. `git log --raw -M` over exactly those files (and each journal's archived twin) lists the
    commits that touched them, with the blob of each file before and after;
 4. `git cat-file --batch` reads those blobs, and only the entry's own lines are compared, so
@@ -28,7 +28,7 @@ class HistoryEvent:
     date: str  # committer date, ISO 8601
     commit: str  # short sha
     trigger: str  # Apm-Trigger, or "-" for a commit apm-git did not make
-    what: str  # created, changed, promoted, moved, superseded, archived, proven, merged or deleted
+    what: str  # created, changed, promoted, moved, superseded, archived, proven, merged, deleted or forgotten
     file: str  # where the entry is after the commit (the file it left, when it left memory)
     source: str | None  # the file it came from, when it changed files
     detail: str
@@ -49,8 +49,12 @@ def history(repo: MemoryRepo, entry_id: str) -> list[HistoryEvent]:
         raise UsageError(f"{entry_id!r} is not an entry id; ids look like 2026-04-06-redis-cache-strategy")
     if git.head(repo.root) is None:
         raise FindingsError(f"no commits yet, so no history of {entry_id}; run `apm-git flush` first")
-    paths = _paths(repo, entry_id)
+    mentions = _mentions(repo, entry_id)
+    paths = _paths(repo, entry_id, mentions)
     commits = _log(repo, sorted(paths))
+    seen = {commit.sha for commit in commits}
+    # A forget of an entry that was never committed changes no file: its commit is found by its trailer.
+    commits += [commit for commit in mentions if commit.sha not in seen and _forgets(commit, entry_id)]
     blobs = _blobs(repo, commits)
     events = []
     for commit in reversed(commits):
@@ -64,7 +68,7 @@ def history(repo: MemoryRepo, entry_id: str) -> list[HistoryEvent]:
     return events
 
 
-def _paths(repo: MemoryRepo, entry_id: str) -> set[str]:
+def _paths(repo: MemoryRepo, entry_id: str, mentions: list[_Commit]) -> set[str]:
     prefix = repo.memory_prefix
     paths = {f"{prefix}/{entry_id[:10]}.md"}
     grep = git.run(repo.root, "grep", "-z", "-F", "-e", f"## [{entry_id[:10]}]", "HEAD", "--", prefix, check=False)
@@ -72,7 +76,7 @@ def _paths(repo: MemoryRepo, entry_id: str) -> set[str]:
         path, _, text = line.partition("\0")
         if text and header_id(text) == entry_id:
             paths.add(path.removeprefix("HEAD:"))
-    for _, value in _mentions(repo, entry_id):
+    for _, value in (trailer for commit in mentions for trailer in commit.trailers):
         paths.update(token for token in value.replace("(", " ").split() if token.startswith(prefix + "/"))
     twins = set()
     for path in paths:
@@ -83,15 +87,24 @@ def _paths(repo: MemoryRepo, entry_id: str) -> set[str]:
     return {path for path in paths | twins if path.startswith(prefix + "/")}
 
 
-def _mentions(repo: MemoryRepo, entry_id: str) -> list[tuple[str, str]]:
-    """The consolidation trailers, in any commit, that name the entry."""
-    out = git.out(repo.root, "log", "-F", f"--grep={entry_id}", "--format=%x1e%B", "HEAD")
-    return [
-        (key, value)
-        for message in out.split("\x1e") if message.strip()
-        for key, value in trailer_model.parse(message)
-        if key in trailer_model.CONSOLIDATION and entry_id in value.replace("(", " ").replace(")", " ").split()
-    ]
+def _mentions(repo: MemoryRepo, entry_id: str) -> list[_Commit]:
+    """The commits whose consolidation or forget trailers name the entry, newest first, with those trailers."""
+    out = git.out(repo.root, "log", "-F", f"--grep={entry_id}", "--format=%x1e%H%x00%cI%x00%s%x00%B", "HEAD")
+    commits = []
+    for chunk in out.split("\x1e")[1:]:
+        sha, date, subject, message = chunk.split("\0", 3)
+        trailers = [
+            (key, value) for key, value in trailer_model.parse(message)
+            if (key in trailer_model.CONSOLIDATION or key == trailer_model.FORGET)
+            and entry_id in value.replace("(", " ").replace(")", " ").split()
+        ]
+        if trailers:
+            commits.append(_Commit(sha, date, subject, trailers))
+    return commits
+
+
+def _forgets(commit: _Commit, entry_id: str) -> bool:
+    return any(key == trailer_model.FORGET and value.split()[:1] == [entry_id] for key, value in commit.trailers)
 
 
 def _log(repo: MemoryRepo, paths: list[str]) -> list[_Commit]:
@@ -167,7 +180,9 @@ def _from_trailers(commit: _Commit, entry_id: str) -> tuple[str | None, str]:
     found: dict[str, str] = {}
     for key, value in commit.trailers:
         words = value.split()
-        if key == "Apm-Supersede" and len(words) >= 3:
+        if key == trailer_model.FORGET and words[:1] == [entry_id]:
+            found["forgotten"] = value.split(" — ", 1)[1] if " — " in value else ""
+        elif key == "Apm-Supersede" and len(words) >= 3:
             if words[0] == entry_id:
                 found["superseded"] = f"superseded by {words[2]}"
             elif words[2] == entry_id:
@@ -182,7 +197,7 @@ def _from_trailers(commit: _Commit, entry_id: str) -> tuple[str | None, str]:
             found["merged"] = value.rsplit("(", 1)[-1].rstrip(")")
         elif key == "Apm-Move" and value.endswith(f"(merged into {entry_id})"):
             found["merged"] = f"absorbed {words[0]}"
-    for what in ("superseded", "archived", "promoted", "merged", "proven", "changed"):
+    for what in ("forgotten", "superseded", "archived", "promoted", "merged", "proven", "changed"):
         if what in found:
             return what, found[what]
     return None, ""

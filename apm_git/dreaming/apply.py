@@ -8,7 +8,7 @@ the error goes on.  The branch only moves when the commit succeeds, as the last 
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Collection, Mapping
+from collections.abc import Collection
 
 from apm_git import clock, git, names
 from apm_git.commit import commit
@@ -28,14 +28,8 @@ def commit_run(
     trailers: list[tuple[str, str]],
     body: str,
     today: dt.date,
-    *,
-    exclude: Collection[str] = (),
-    instead: Mapping[str, str] | None = None,
 ) -> str | None:
     """Write `changes`, record the run in flush-state.json, rebuild INDEX.md, and commit it all as one.
-
-    INDEX.md leaves out the memory-relative files in `exclude` and reads those in `instead` as the text
-    given (files withheld by flush: absent, or their committed text).
 
     None when the run changed no byte (the same run again at the same moment): there is nothing to commit.
     """
@@ -57,7 +51,8 @@ def commit_run(
         if kept is not None:  # a person's own INDEX.md is moved aside, never overwritten
             tx.move(names.INDEX, kept)
         tx.guard(names.INDEX)
-        refresh_index(repo, today, exclude, instead or {})
+        absent, committed = _as_committed(repo, tx.touched)
+        refresh_index(repo, today, exclude=absent, instead=committed)
         paths = [repo.repo_path(rel) for rel in tx.touched]
         if not git.status(repo.root, paths):
             return None  # run again at the same moment: not even the recorded time changed
@@ -79,6 +74,25 @@ def commit_run(
     except BaseException:
         _undo(repo, tx, staged)
         raise
+
+
+def _as_committed(repo: MemoryRepo, touched: Collection[str]) -> tuple[list[str], dict[str, str]]:
+    """The memory files this run leaves alone but that differ from HEAD: new ones, and the committed text of the rest.
+
+    INDEX.md describes the commit, so nothing of a file the commit lacks reaches it: a journal
+    that flush left out for a suspected secret lends no title to the committed index.
+    """
+    changes = [change for change in git.status(repo.root, [repo.memory_prefix])
+               if (repo.memory_rel(change.path) or change.path) not in touched]
+    blobs = git.cat_files(repo.root, [f"HEAD:{change.path}" for change in changes]) if git.head(repo.root) else {}
+    absent, committed = [], {}
+    for change in changes:
+        rel, blob = repo.memory_rel(change.path) or change.path, blobs.get(f"HEAD:{change.path}")
+        if blob is None:
+            absent.append(rel)
+        else:
+            committed[rel] = blob.decode("utf-8", "replace")
+    return absent, committed
 
 
 def _undo(repo: MemoryRepo, tx: Transaction, staged: bool) -> None:

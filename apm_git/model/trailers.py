@@ -11,6 +11,8 @@ CONSOLIDATION = {
     "Apm-Promote": "promote", "Apm-Archive": "archive", "Apm-Move": "move",
     "Apm-Supersede": "supersede", "Apm-Proven": "proven",
 }
+# A deliberate deletion: `Apm-Forget: <entry id> <file> — <reason>`, one per entry (`apm-git forget`).
+FORGET = "Apm-Forget"
 _TRAILER = re.compile(r"(Apm-[A-Za-z-]+): (.*)")
 
 

@@ -15,7 +15,7 @@ from collections.abc import Generator
 from detect_secrets.plugins.base import BasePlugin, RegexBasedDetector
 from detect_secrets.plugins.high_entropy_strings import Base64HighEntropyString, HexHighEntropyString
 
-from apm_git.secret_scan.prefilter import KEY_WORDS, SEPARATOR, plain_part
+from apm_git.secret_scan.prefilter import assigned_values, token_shaped, wordy
 
 # Token formats with a fixed prefix, by kind.  Lookarounds keep a match from starting or
 # ending inside a longer word.
@@ -65,7 +65,7 @@ class BearerTokenDetector(BasePlugin):
 
     def analyze_string(self, string: str) -> Generator[str, None, None]:
         for token in self._bearer.findall(string):
-            if not _wordy(token):
+            if not wordy(token):
                 yield token
 
 
@@ -86,17 +86,6 @@ class BasicAuthHeaderDetector(BasePlugin):
                 yield value
 
 
-# The password-like words: any value counts, not only a random-looking one.
-_PASSWORD = re.compile(
-    r"pass(?:word|wd|phrase|code)?(?![a-z])|(?<![a-z])pwd|(?<![a-z])pw(?![a-z])"
-    r"|contrase[ñn]a|passwort|senha|пароль|密码|密碼|口令|パスワード|비밀번호",
-)
-_ASSIGNMENT = re.compile(
-    rf"(?P<key>[\w.-]*(?:{KEY_WORDS})[\w.-]*)(?P<sep>{SEPARATOR})[ \t]*"
-    r"""(?P<value>"[^"\n]*"|'[^'\n]*'|`[^`\n]*`|[^\s"'`,;]+)(?P<rest>.*)""",
-    re.IGNORECASE,
-)
-_NOT_A_KEY = re.compile(r".*(?:monkey|keyboard|hotkey|keyword|author|tokeni[sz]|passenger|passport|bypass|compass).*")
 # Values that stand for a secret without being one.  Applied to every plugin's finding (scanner.py).
 PLACEHOLDER = re.compile(
     r"(?i)(?:none|null|nil|true|false|yes|no|n/?a|tbd|todo|unset|empty|required|optional|hidden|redacted"
@@ -105,34 +94,12 @@ PLACEHOLDER = re.compile(
     r"|(?:pk_live_|pk_test_|ssh-(?:rsa|ed25519|dss) |ecdsa-sha2-|npub1|0x[0-9a-fA-F]{40}$).*"  # public by design
     r"|[<{$%\[(].*|.*[(\[].*|(?:env|vault|op|file|secret|secrets|ref|process\.env|os\.environ)[:.(\[].*",  # references
 )
-_PUNCTUATION = re.compile(r"[^A-Za-z0-9]+")
-_INNER_ASSIGNMENT = re.compile(r"([A-Za-z_][\w.-]*)=(?!=|$)")
-_WORDS = re.compile(r"[A-Z]?[a-z]+(?:[-_ .][A-Za-z][a-z]*)*|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*|[A-Za-z]+(?:[A-Z][a-z]+)+")
 _BASE64 = Base64HighEntropyString(limit=3.0)
 _HEX = HexHighEntropyString(limit=2.5)
 
 
-def _wordy(value: str) -> bool:
-    """Words, an identifier or an env var name (`OPENAI_API_KEY`), not a token."""
-    return bool(_WORDS.fullmatch(value))
-
-
-def random_looking(value: str) -> bool:
-    """A value that reads as a generated token: not words, not an id, and of high entropy.
-
-    It holds no `:` (`agent:main:main`, times, URLs); it is not itself an assignment
-    (`API_TOKEN=<redacted>` is judged on its own); some part of it between punctuation is not a
-    word, a number or a short lowercase code (`secrets/github_ed25519` is all such parts); and it
-    passes detect-secrets' entropy measure (hex or base64) at a lower limit than a string standing
-    alone would need.
-    """
-    if len(value) < 12 or ":" in value or _wordy(value):
-        return False
-    inner = _INNER_ASSIGNMENT.match(value)
-    if inner and all(plain_part(part) for part in _PUNCTUATION.split(inner[1]) if part):
-        return False
-    if all(plain_part(part) for part in _PUNCTUATION.split(value) if part):
-        return False
+def high_entropy(value: str) -> bool:
+    """detect-secrets' entropy measure (hex or base64), at lower limits than a string standing alone needs."""
     if all(char in "0123456789abcdefABCDEF" for char in value):
         return bool(_HEX.calculate_shannon_entropy(value) > _HEX.entropy_limit)
     return bool(_BASE64.calculate_shannon_entropy(value) > _BASE64.entropy_limit)
@@ -162,22 +129,9 @@ class AssignedSecretDetector(BasePlugin):
     secret_type = "Secret Keyword"
 
     def analyze_string(self, string: str) -> Generator[str, None, None]:
-        position = 0
-        while match := _ASSIGNMENT.search(string, position):
-            position = match.start("value")
-            key, sep, value, rest = match["key"], match["sep"], match["value"], match["rest"]
-            quoted = value[:1] in "\"'`"
-            value = value[1:-1].strip() if quoted else value.rstrip(".,:)]>!?*")
-            truncated = match["value"].strip("`'\"").endswith(("...", "…"))  # shown in part, on purpose
-            if not value or " " in value or truncated or _NOT_A_KEY.fullmatch(key.lower()):
-                continue
-            if random_looking(value):
+        for value, counts in assigned_values(string):
+            if counts or (token_shaped(value) and high_entropy(value)):
                 yield value
-            elif _PASSWORD.search(key.lower()):
-                assigned = quoted or "=" in sep
-                last_word = not rest.strip(" \t.,;)*_`'\"")
-                if assigned or (last_word and not (value.isalpha() and value.islower())):
-                    yield value
 
 
 PLUGINS: tuple[type[BasePlugin], ...] = (

@@ -7,8 +7,9 @@ detect-secrets adds later is covered without a change here:
 
 - a token: a run of 16 or more characters of `[A-Za-z0-9_+/-]` that is not plainly a word,
   a path, a number, or one hash (all hex digits of one case, as a commit sha or a uuid);
-- an assignment to a key that names a secret (`KEY_WORDS` below, shared with the scanner's
-  keyword plugin, so the two cannot disagree);
+- an assignment to a key that names a secret (`KEY_WORDS` below) whose value could be a secret:
+  `assigned_values` and `token_shaped` are the keyword plugin's own reading of the line, so the
+  two cannot disagree (the plugin then also asks detect-secrets' entropy measure);
 - credentials in a URL (`scheme://user:password@host`);
 - the first line of a private key block.
 
@@ -17,6 +18,7 @@ tests/secrets/ hold the corpus that proves the superset promise on every kind th
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import NamedTuple
 
 ALLOW = "pragma: allowlist secret"
@@ -49,7 +51,9 @@ class Line(NamedTuple):
 
 def plain_part(part: str) -> bool:
     """A word (`lowercase`, `camelCase`, `CAPITALS`), a number, or a short lowercase code (`ed25519`)."""
-    if part.isdigit() or (part.islower() and (part.isalpha() or len(part) <= 8)):
+    if part.isalpha() and part.islower():
+        return len(part) <= 20  # 24 lowercase letters can be a Cloudant key
+    if part.isdigit() or (part.islower() and len(part) <= 8):
         return True
     if _CAPITALS.fullmatch(part):
         return len(part) <= 16  # AWS key ids are 20 capitals and digits, and may hold no digit
@@ -64,6 +68,66 @@ def plain_parts(run: str) -> bool:
 def plain(run: str) -> bool:
     """True for a run that is plainly not a secret: words, a path, a number, a sha or a uuid."""
     return bool(_ONE_CASE_HEX.fullmatch(run)) or plain_parts(run)
+
+
+# The password-like words: any value counts, not only a random-looking one.
+_PASSWORD = re.compile(
+    r"pass(?:word|wd|phrase|code)?(?![a-z])|(?<![a-z])pwd|(?<![a-z])pw(?![a-z])"
+    r"|contrase[ñn]a|passwort|senha|пароль|密码|密碼|口令|パスワード|비밀번호",
+)
+_ASSIGNMENT = re.compile(
+    rf"(?P<key>[\w.-]*(?:{KEY_WORDS})[\w.-]*)(?P<sep>{SEPARATOR})[ \t]*"
+    r"""(?P<value>"[^"\n]*"|'[^'\n]*'|`[^`\n]*`|[^\s"'`,;]+)(?P<rest>.*)""",
+    re.IGNORECASE,
+)
+_NOT_A_KEY = re.compile(r".*(?:monkey|keyboard|hotkey|keyword|author|tokeni[sz]|passenger|passport|bypass|compass).*")
+_PUNCTUATION = re.compile(r"[^A-Za-z0-9]+")
+_INNER_ASSIGNMENT = re.compile(r"([A-Za-z_][\w.-]*)=(?!=|$)")
+_WORDS = re.compile(r"[A-Z]?[a-z]+(?:[-_ .][A-Za-z][a-z]*)*|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*|[A-Za-z]+(?:[A-Z][a-z]+)+")
+
+
+def wordy(value: str) -> bool:
+    """Words, an identifier or an env var name (`OPENAI_API_KEY`), not a token."""
+    return bool(_WORDS.fullmatch(value))
+
+
+def token_shaped(value: str) -> bool:
+    """A value shaped like a generated token (its entropy aside): not words, not an id.
+
+    It is 12 characters or more; it holds no `:` (`agent:main:main`, times, URLs); it is not
+    itself an assignment (`API_TOKEN=<redacted>` is judged on its own); and some part of it
+    between punctuation is not a word, a number or a short lowercase code
+    (`secrets/github_ed25519` is all such parts).
+    """
+    if len(value) < 12 or ":" in value or wordy(value):
+        return False
+    inner = _INNER_ASSIGNMENT.match(value)
+    if inner and all(plain_part(part) for part in _PUNCTUATION.split(inner[1]) if part):
+        return False
+    return not all(plain_part(part) for part in _PUNCTUATION.split(value) if part)
+
+
+def assigned_values(line: str) -> Iterator[tuple[str, bool]]:
+    """(value, counts as it is) for each value given to a key that names a secret on the line.
+
+    A value counts as it is under a password-like key, when assigned (`=`, or quoted) or, in
+    prose (`Password: …`, `the password is …`), when it is the last word and not plain lowercase.
+    Any other value is a secret only if it looks generated (`token_shaped`, and the plugin's
+    entropy test).  A value shown truncated (`sk-or-v1-76fd…`) is not the secret and is skipped.
+    """
+    position = 0
+    while match := _ASSIGNMENT.search(line, position):
+        position = match.start("value")
+        key, sep, value, rest = match["key"], match["sep"], match["value"], match["rest"]
+        quoted = value[:1] in "\"'`"
+        value = value[1:-1].strip() if quoted else value.rstrip(".,:)]>!?*")
+        truncated = match["value"].strip("`'\"").endswith(("...", "…"))
+        if not value or " " in value or truncated or _NOT_A_KEY.fullmatch(key.lower()):
+            continue
+        password = bool(_PASSWORD.search(key.lower()))
+        last_word = not rest.strip(" \t.,;)*_`'\"")
+        counts = password and (quoted or "=" in sep or (last_word and not (value.isalpha() and value.islower())))
+        yield value, counts
 
 
 def _numbers(text: str, positions: list[int]) -> set[int]:
@@ -82,10 +146,13 @@ def candidates(text: str) -> list[Line]:
     positions += [match.start() for match in _SIGNS.finditer(text)]
     numbers = _numbers(text, positions)
     lowered = text.lower()  # may differ in length from text (a few letters lowercase to two), not in lines
-    numbers |= _numbers(lowered, [match.start() for match in _KEY.finditer(lowered)
-                                  if _AFTER_KEY.match(lowered, match.end())])
-    if not numbers:
+    keyed = _numbers(lowered, [match.start() for match in _KEY.finditer(lowered)
+                               if _AFTER_KEY.match(lowered, match.end())])
+    if not numbers and not keyed:
         return []
     lines = text.split("\n")
+    for number in keyed - numbers:  # few lines: read their assignments as the keyword plugin will
+        if any(counts or token_shaped(value) for value, counts in assigned_values(lines[number - 1])):
+            numbers.add(number)
     found = [Line(number, lines[number - 1].rstrip("\r")) for number in sorted(numbers)]
     return [line for line in found if ALLOW not in line.text]
