@@ -158,3 +158,22 @@ def test_a_lost_entry_in_a_group_is_kept_by_a_group_flush(repo: MemoryRepo, run_
     ran = run_cli("--repo", str(repo.root), "flush", "--room", "room-1", env=NOW)
     assert ran.exit_code == 1 and "2026-04-06-deploy-on-fridays (memory/groups/team/experience.md)" in ran.stderr
     assert "Deploy on Fridays" in git(repo.root, "show", "HEAD:memory/groups/team/experience.md")
+
+
+def test_a_consolidation_never_commits_the_loss_either(repo: MemoryRepo, run_cli: Invoke) -> None:
+    journal = repo.memory / "2026-04-06.md"
+    for title in ("Use Redis", "Pin the runner"):
+        assert run_cli("--repo", str(repo.root), "journal", "add", title, "--kind", "lesson", env=NOW).exit_code == 0
+    assert run_cli("--repo", str(repo.root), "flush", env=NOW).exit_code == 0
+    text = journal.read_text()
+    journal.write_text(text[:text.index("## [2026-04-06] Use Redis")] + text[text.index("## [2026-04-06] Pin"):])
+    before = head_ids(repo)
+    ran = run_cli("--repo", str(repo.root), "deep-sleep", env=NOW)
+    assert ran.exit_code == 3
+    assert "entries the work tree lost that HEAD keeps" in ran.stderr and "`apm-git forget`" in ran.stderr
+    assert head_ids(repo) == before
+    # Once the loss is resolved deliberately, the run goes through and promotes the rest.
+    assert run_cli("--repo", str(repo.root), "forget", "2026-04-06-use-redis", "--reason", "dup",
+                   env=NOW).exit_code == 0
+    assert run_cli("--repo", str(repo.root), "deep-sleep", env=NOW).exit_code == 0
+    assert "Pin the runner" in git(repo.root, "show", "HEAD:memory/lessons.md")

@@ -117,3 +117,14 @@ def test_the_checks_accept_a_forgotten_entry_over_a_range(repo: MemoryRepo, run_
     assert ran.exit_code == 1
     assert "apm-no-loss: entry 2026-01-16-pin-the-runner" in ran.stdout
     assert "2026-01-15-use-redis" not in ran.stdout
+
+
+def test_a_commit_that_fails_leaves_the_work_tree_and_head_as_they_were(repo: MemoryRepo, run_cli: Invoke) -> None:
+    seeded(repo)
+    before = head(repo)
+    git(repo.root, "config", "commit.gpgsign", "true")
+    git(repo.root, "config", "gpg.program", "false")  # signing fails, as with no key
+    ran = run_cli("--repo", str(repo.root), "forget", "2026-01-15-use-redis", "--reason", "x")
+    assert ran.exit_code == 3 and len(ran.stderr.strip().splitlines()) == 1
+    assert head(repo) == before and (repo.memory / "decisions.md").read_text() == DECISIONS
+    assert git(repo.root, "status", "--porcelain") == ""

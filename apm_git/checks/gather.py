@@ -149,8 +149,10 @@ def gather(
 def forgotten_between(repo: MemoryRepo, sides: Sides) -> frozenset[str]:
     """Ids that an `Apm-Forget` trailer deleted in the commits after the base, up to the new side
     (HEAD for the index or the work tree): one `git log`, and none when the base is HEAD."""
+    if sides.base is None or (sides.new in (INDEX, WORKTREE) and sides.base_name == "HEAD"):
+        return frozenset()  # an ordinary commit's hook, a flush: no git process at all
     tip = sides.new if sides.new not in (INDEX, WORKTREE) else git.head(repo.root)
-    if sides.base is None or tip is None or tip == sides.base:
+    if tip is None or tip == sides.base:
         return frozenset()
     messages = git.out(repo.root, "log", "-F", f"--grep={trailer_model.FORGET}:", "--format=%x1e%B",
                        f"{sides.base}..{tip}")

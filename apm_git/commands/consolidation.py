@@ -132,8 +132,9 @@ def commit_stage(
     busy = dirty(repo, [*touched, names.INDEX, names.FLUSH_STATE])
     if busy:
         raise StateError(
-            f"{', '.join(busy)} changed while {result.stage} was planned (or hold changes flush left out); "
-            f"flush or revert them, then run `apm-git {result.stage}` again",
+            f"{', '.join(busy)} changed while {result.stage} was planned (or hold changes flush left out: a "
+            "suspected secret, or entries the work tree lost that HEAD keeps); flush or revert them (restore or "
+            f"`apm-git forget` lost entries), then run `apm-git {result.stage}` again",
         )
     trailers = [*result.trailers, ("Apm-Trigger", result.stage), ("Apm-Scope", "all")]
     # INDEX.md describes the commit: a left-out file counts as committed (commit_run).

@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 
 from apm_git import git, names
+from apm_git.atomic import write_atomic
 from apm_git.checks.snapshot import RECORD_KINDS, file_kind
 from apm_git.commit import commit
 from apm_git.errors import FindingsError, UsageError
@@ -76,7 +77,7 @@ def forget(repo: MemoryRepo, entry_ids: list[str], reason: str) -> ForgetResult:
                 rel = repo.memory_rel(path)
                 kept = drop_records(text, ids)
                 if rel is not None and kept != text:
-                    tx.write(rel, kept, read=text)
+                    write_atomic(tx.guard(rel), kept.encode("utf-8"))
             count = f"{len(ids)} entr{'y' if len(ids) == 1 else 'ies'}"
             sha = commit(repo, list(contents), f"forget {count}", trailers, body=reason, contents=contents)
         except BaseException:
