@@ -40,10 +40,19 @@ def scored_files(repo: MemoryRepo, left: Collection[str] = ()) -> list[str]:
 
 
 def left_out(repo: MemoryRepo) -> list[str]:
-    """The memory files (memory-relative) that still hold uncommitted changes after `flush_first`: what flush
-    withheld (suspected secrets).  A run works from the committed memory: it neither reads nor touches them."""
-    changed = (repo.memory_rel(change.path) for change in git.status(repo.root, [repo.memory_prefix]))
-    return sorted({rel for rel in changed if rel is not None})
+    """The memory files (memory-relative) that flush withheld as holding a suspected secret, still
+    uncommitted after `flush_first`.  A run works from the committed memory: it neither reads nor touches
+    them.  Any other uncommitted change (a loss flush kept out) still stops the run (`commit_stage`)."""
+    from apm_git.checks import baseline, no_secrets
+    from apm_git.commands.baseline import work_tree
+
+    changed = sorted({change.path for change in git.status(repo.root, [repo.memory_prefix])
+                      if (repo.root / change.path).is_file()})
+    if not changed:
+        return []
+    snap = work_tree(repo, changed)
+    withheld, _ = baseline.withheld_secrets(snap, no_secrets.validate(snap))
+    return sorted({rel for rel in (repo.memory_rel(finding.path) for finding in withheld) if rel is not None})
 
 
 def without_left_out(plan: DeepSleepPlan, left: Collection[str]) -> DeepSleepPlan:

@@ -13,7 +13,7 @@ import datetime as dt
 from typing import Any
 
 from apm_git import clock, git, layout, names
-from apm_git.checks import baseline, index_fresh, no_secrets
+from apm_git.checks import baseline, budget, index_fresh, no_secrets
 from apm_git.checks.gather import WORKTREE, Sides, gather
 from apm_git.checks.run import CHECKS, run_checks
 from apm_git.commands.flush_keep import Kept, committed_index, keep_losses, loss_line, unreadable_line
@@ -40,6 +40,7 @@ class FlushResult:
     findings: list[str] = dataclasses.field(default_factory=list)
     withheld: list[str] = dataclasses.field(default_factory=list)
     kept_index: list[str] = dataclasses.field(default_factory=list)  # a person's own INDEX.md, moved to kept/
+    too_large: list[str] = dataclasses.field(default_factory=list)  # withheld: too large to check
     lost: dict[str, str] = dataclasses.field(default_factory=dict)  # entry id -> file: kept as HEAD has it
     unreadable: list[str] = dataclasses.field(default_factory=list)  # not UTF-8: HEAD's version kept
     notes: list[str] = dataclasses.field(default_factory=list)  # one line each on the above
@@ -83,8 +84,8 @@ def flush(
             if all(change.path in held for change in changed):
                 tx.rollback()
                 result.skipped = "nothing to flush: " + (
-                    "the only changes are withheld (suspected secrets)" if result.withheld and not kept.as_head
-                    else "every change is held back (see above)")
+                    "the only changes are withheld (suspected secrets, files too large)"
+                    if result.withheld and not kept.as_head else "every change is held back (see above)")
                 return result
             _record_flush(repo, scope, now, trigger, session, result.findings + result.notes)
             # Under the lock only the state file and INDEX.md changed since `changed` was read.
@@ -126,8 +127,9 @@ def _check(repo: MemoryRepo, scope: Scope, pathspecs: list[str], today: dt.date,
     kept = Kept()
     if snap is not None:
         secrets, new_secrets = baseline.withheld_secrets(snap, no_secrets.validate(snap))
-        result.withheld = sorted({finding.path for finding in secrets})
-        result.findings += [str(finding) for finding in new_secrets]
+        result.too_large = sorted(snap.oversized)  # unread, so unchecked: withheld like a secret
+        result.withheld = sorted({finding.path for finding in secrets} | set(result.too_large))
+        result.findings += [str(finding) for finding in [*new_secrets, *budget.too_large(snap)]]
         snap.leave_out(result.withheld)
         unreadable = dict(snap.unreadable)
         kept = keep_losses(snap)
