@@ -22,6 +22,8 @@ def status_text(result: StatusResult, *, all_files: bool = False) -> str:
         lines.append(f"{due.stage}: {when} (last run: {_when(due.last_run)})")
     if result.uncommitted:
         lines.append(f"Uncommitted memory changes: {len(result.uncommitted)} file(s); run `apm-git flush`")
+    if result.not_set_up:
+        lines.append(f"This clone is not set up (lacks {' and '.join(result.not_set_up)}); run `apm-git setup`")
     return "\n".join(lines)
 
 

@@ -12,10 +12,11 @@ from typing import Any
 
 from apm_git import clock, git, names
 from apm_git.checks.snapshot import Finding
+from apm_git.commands.setup import missing
 from apm_git.config import CONFIG_FILE
 from apm_git.errors import ApmGitError
 from apm_git.repo import MemoryRepo
-from apm_git.state import load_flush_state
+from apm_git.state import load_flush_state, with_quiet_runs
 
 
 @dataclasses.dataclass(frozen=True)
@@ -73,6 +74,7 @@ class StatusResult:
     due: list[Due]
     uncommitted: list[str]
     findings: Findings = dataclasses.field(default_factory=Findings)
+    not_set_up: list[str] = dataclasses.field(default_factory=list)  # what `apm-git setup` would add
 
     def as_dict(self) -> dict[str, Any]:
         data = dataclasses.asdict(self)
@@ -107,7 +109,7 @@ def status(repo: MemoryRepo) -> StatusResult:
         budget = repo.config.budget_for(rel)
         # Counting lines needs no decoding, and goes in chunks: a damaged or huge file still shows.
         files.append(FileBudget(repo.repo_path(rel), repo.count_lines(rel), budget))
-    state = load_flush_state(repo)
+    state = with_quiet_runs(repo, load_flush_state(repo))
     last_flush: dict[str, str | None] = {"main": state["main_session"].get("last_flush_time")}
     for group, value in sorted(state["groups"].items()):
         if isinstance(value, dict):
@@ -121,6 +123,7 @@ def status(repo: MemoryRepo) -> StatusResult:
         due=due_dates(state, clock.today(), every),
         uncommitted=sorted(change.path for change in changes),
         findings=current_findings(repo),
+        not_set_up=missing(repo.root),
     )
 
 
