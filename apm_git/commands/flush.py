@@ -94,6 +94,9 @@ def flush(
             changes += git.status(repo.root, rewritten)
             paths = [change.path for change in changes if change.path not in held]
             paths += [path for path in kept.contents if path not in paths]
+            if not paths:  # only machine-made files were missing, and they came back as HEAD has them
+                result.skipped = "nothing to flush"
+                return result
             result.files = sorted(set(paths))
             trailers = [("Apm-Trigger", trigger), ("Apm-Scope", str(scope)), ("Apm-Session", session or "none")]
             trailers += [("Apm-Finding", finding) for finding in result.findings + result.notes]
