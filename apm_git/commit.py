@@ -1,9 +1,9 @@
-"""apm-git's own commits: the message of DESIGN 7, dated by the apm-git clock."""
+"""apm-git's own commits: the message of DESIGN 7, dated by the apm-git clock, landed through a journal."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from apm_git import clock, git
+from apm_git import clock, git, landing
 from apm_git.model import trailers as trailer_model
 from apm_git.repo import MemoryRepo
 
@@ -16,10 +16,20 @@ def commit(
     body: str | None = None,
     *,
     contents: Mapping[str, bytes | None] | None = None,
+    updates: Sequence[landing.Update] = (),
 ) -> str:
-    """Commit exactly the repo-relative `paths`; anything else the user staged stays staged.
+    """Commit exactly the repo-relative `paths` on top of HEAD; anything else the user staged stays staged.
 
-    `contents` commits given bytes for some of them (None: deleted) instead of the work tree's.
+    `contents` commits given bytes for some of them (None: deleted) instead of the work tree's;
+    `updates` are the work-tree files to bring to the commit once the branch has moved (a
+    consolidation writes nothing before that).  The caller holds the write lock.  The commit is
+    built apart from the user's index, and a failure before the branch moves (signing, a full
+    disk, a lock, HEAD moved meanwhile) leaves the index and the work tree exactly as they were.
     """
     text = trailer_model.message(subject, trailers, body)
-    return git.commit_paths(repo.root, repo.git_dir, list(paths), text, contents=contents, env=clock.git_date_env())
+    env = clock.git_date_env()
+    parent = git.head(repo.root)
+    built = git.build_commit(repo.root, repo.git_dir, parent, list(paths), text, contents=contents, env=env)
+    from_worktree = [path for path in paths if path not in (contents or {})]
+    landing.land(repo, built, parent, text.split("\n", 1)[0], updates=updates, from_worktree=from_worktree, env=env)
+    return built.commit

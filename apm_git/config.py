@@ -44,6 +44,7 @@ DEFAULT_ROUTING: dict[str, str] = {
 }
 DEFAULT_APPEND_ONLY = (f"{GROUPS}/*.md", MAIN_INDEX)
 JOURNAL_NAME = re.compile(r"\d{4}-\d{2}-\d{2}\.md")
+MAX_CONFIG_BYTES = 256 * 1024  # apm.yaml holds a few settings
 
 
 @dataclasses.dataclass(frozen=True)
@@ -135,9 +136,12 @@ def load_config(root: Path, cache_path: Path | None = None) -> Config:
     """
     path = root / CONFIG_FILE
     try:
-        data = path.read_bytes()
+        with path.open("rb") as handle:
+            data = handle.read(MAX_CONFIG_BYTES + 1)  # a larger file is refused, not read whole
     except FileNotFoundError:
         raise ConfigError(f"{path} is missing; run `apm-git init` to create it") from None
+    if len(data) > MAX_CONFIG_BYTES:
+        raise ConfigError(f"{CONFIG_FILE} is over {MAX_CONFIG_BYTES // 1024} KB; it holds a few settings: fix the file")
     if cache_path is not None:
         cached = _read_cache(cache_path, data)
         if cached is not None:

@@ -13,7 +13,7 @@ from typing import Any
 from apm_git.errors import ConfigError
 
 CONFIG_FILE = "apm.yaml"
-MAX_BYTES = 256 * 1024
+MAX_BYTES = 256 * 1024  # characters; config.MAX_CONFIG_BYTES bounds the bytes read
 MAX_DEPTH = 8  # nodes from the top mapping down; a setting is 3 deep (rem -> every_days -> 7)
 # What a flow collection's nesting is counted over: brackets outside quotes and comments.
 _FLOW_TOKEN = re.compile(r"""'(?:[^']|'')*'|"(?:[^"\\]|\\.)*"|#[^\n]*|[\[\]{}]""")
@@ -25,8 +25,7 @@ def load_yaml(text: str) -> Any:
     from ruamel.yaml.error import YAMLError
 
     if len(text) > MAX_BYTES:
-        raise ConfigError(f"{CONFIG_FILE} is {len(text) // 1024} KB; it holds a few settings (at most "
-                          f"{MAX_BYTES // 1024} KB): fix the file")
+        raise ConfigError(f"{CONFIG_FILE} is over {MAX_BYTES // 1024} KB; it holds a few settings: fix the file")
     _check_flow_depth(text)
     yaml = YAML(typ="rt")
     yaml.Composer = _composer_class()

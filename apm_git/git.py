@@ -121,36 +121,6 @@ def unstage(root: Path, paths: Sequence[str]) -> None:
             stdin=pathspec_stdin(paths), check=False)
 
 
-def commit_paths(
-    root: Path,
-    git_dir: Path,
-    paths: Sequence[str],
-    message: str,
-    *,
-    contents: Mapping[str, bytes | None] | None = None,
-    env: Mapping[str, str] | None = None,
-) -> str:
-    """Commit exactly `paths` on top of HEAD; every other staged change stays staged.
-
-    The commit is built apart from the user's index (`build_commit`), the branch moves with
-    a compare-and-swap, and only then do the index entries of `paths` take the committed
-    blobs.  A commit that fails anywhere before the branch moves (signing, a full disk, a
-    lock, HEAD moved meanwhile) leaves the index and the work tree exactly as they were.
-    `contents` gives the bytes to commit for some paths instead of the work tree's (None:
-    the path is deleted in the commit); the work tree is never touched.
-    """
-    parent = head(root)
-    built = build_commit(root, git_dir, parent, paths, message, contents=contents, env=env)
-    if (git_dir / "index.lock").exists():  # the index must take the commit too: fail before the branch moves
-        raise GitError(
-            f"{git_dir / 'index.lock'} exists: another git process is working in this repository, "
-            "retry when it is done",
-        )
-    move_head(root, built.commit, parent, message.split("\n", 1)[0], env=env)
-    set_index(root, built.entries, from_worktree=[path for path in paths if path not in (contents or {})])
-    return built.commit
-
-
 class Built(NamedTuple):
     """A commit object that no ref names yet, and the index entries it gave the committed paths."""
 

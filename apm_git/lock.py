@@ -1,6 +1,7 @@
 """One writer at a time: apm-git processes on a repository serialize on `.git/apm-git/lock`.
 
-git's own `index.lock` is never touched; a waiter gives up after a bounded time.
+git's own `index.lock` is never touched; a waiter gives up after a bounded time.  Whoever takes
+the lock first finishes a commit that a kill interrupted (apm_git.landing), before it reads anything.
 """
 from __future__ import annotations
 
@@ -24,11 +25,15 @@ def lock_timeout() -> float:
 
 
 @contextlib.contextmanager
-def write_lock(repo: MemoryRepo) -> Iterator[None]:
+def write_lock(repo: MemoryRepo, *, timeout: float | None = None) -> Iterator[None]:
     """The repository's writer lock, after checking that apm-git may write where it will: a
-    read-only memory dir or repository is refused here, before any file is touched."""
+    read-only memory dir or repository is refused here, before any file is touched.  Whoever
+    holds it first finishes a commit that a kill interrupted."""
+    from apm_git.landing import finish_interrupted
+
     check_writable(repo)
-    with file_lock(repo.git_dir / STATE_DIR / "lock", "another apm-git process"):
+    with file_lock(repo.git_dir / STATE_DIR / "lock", "another apm-git process", timeout=timeout):
+        finish_interrupted(repo)
         yield
 
 
@@ -56,11 +61,12 @@ def _why_read_only(folder: Path) -> str:
 
 
 @contextlib.contextmanager
-def file_lock(path: Path, holder: str) -> Iterator[None]:
-    """Hold the lock file `path`; give up after the lock timeout with a LockTimeout naming `holder`."""
+def file_lock(path: Path, holder: str, *, timeout: float | None = None) -> Iterator[None]:
+    """Hold the lock file `path`; give up after `timeout` (default: the lock timeout) with a LockTimeout
+    naming `holder`."""
     from filelock import FileLock, Timeout
 
-    timeout = lock_timeout()
+    timeout = lock_timeout() if timeout is None else timeout
     lock = FileLock(str(path), timeout=timeout)
     try:
         lock.acquire(poll_interval=0.02)

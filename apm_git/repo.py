@@ -34,8 +34,29 @@ def check_group_name(name: str) -> str:
     return name
 
 
-class InvalidUtf8(StateError):
+# apm-git reads (decodes, parses, scans, counts tokens of) memory files up to this size.  A
+# memory file lives within a line budget of a few hundred lines; one of several megabytes was
+# not written by hand, and reading it would cost seconds and hundreds of megabytes per command.
+MAX_FILE_BYTES = 4 * 1024 * 1024
+
+
+class UnreadableFile(StateError):
+    """A memory file apm-git will not read: a command that can go on without it skips it."""
+
+
+class InvalidUtf8(UnreadableFile):
     pass
+
+
+class TooLarge(UnreadableFile):
+    def __init__(self, name: str, size: int) -> None:
+        super().__init__(f"{name} is {megabytes(size)}, over the {megabytes(MAX_FILE_BYTES)} apm-git reads; "
+                         "split it, or move what is not memory out of the memory dir")
+        self.size = size
+
+
+def megabytes(size: int) -> str:
+    return f"{size / (1024 * 1024):.1f} MB"
 
 
 @dataclasses.dataclass
@@ -95,7 +116,11 @@ class MemoryRepo:
         """A memory file's text, or None when it does not exist; invalid UTF-8 is an error."""
         path = self.path(rel)
         try:
-            data = path.read_bytes()
+            with path.open("rb") as handle:
+                size = os.fstat(handle.fileno()).st_size
+                if size > MAX_FILE_BYTES:
+                    raise TooLarge(self.repo_path(rel), size)
+                data = handle.read()
         except FileNotFoundError:
             return None
         except IsADirectoryError:
@@ -125,6 +150,15 @@ class MemoryRepo:
             if (self.memory / folder).exists() and not (self.memory / folder).is_dir():
                 return self.repo_path(folder)
         return self.repo_path(rel)
+
+    def count_lines(self, rel: str) -> int:
+        """The lines of a memory file, counted in bounded memory however large it is."""
+        count, last = 0, b"\n"
+        with self.path(rel).open("rb") as handle:
+            while chunk := handle.read(1 << 20):
+                count += chunk.count(b"\n")
+                last = chunk[-1:]
+        return count + (last != b"\n")
 
     def exists(self, rel: str) -> bool:
         return self.path(rel).is_file()

@@ -111,6 +111,10 @@ def load_flush_state(repo: MemoryRepo) -> dict[str, Any]:
     return dict(data)
 
 
+def flush_state_text(state: dict[str, Any]) -> str:
+    return json.dumps(state, indent=2, ensure_ascii=False) + "\n"
+
+
 def save_flush_state(repo: MemoryRepo, state: dict[str, Any]) -> None:
-    repo.write(FLUSH_STATE, json.dumps(state, indent=2, ensure_ascii=False) + "\n")
+    repo.write(FLUSH_STATE, flush_state_text(state))
 

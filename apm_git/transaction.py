@@ -1,8 +1,8 @@
-"""Put memory files back as they were when an operation fails part-way.
+"""Put memory files back as they were when an operation fails part-way (a flush's INDEX.md and state file, forget).
 
 A Transaction snapshots the bytes of every file before it is first written (and notes every
 folder it creates); `rollback` gives each file its bytes back and removes what was created.
-A write or move given the text its plan read refuses a file that holds anything else by then.
+A consolidation needs none of this: it writes the work tree only after its commit has landed.
 """
 from __future__ import annotations
 
@@ -52,20 +52,9 @@ class Transaction:
     def write(self, rel: str, text: str, *, read: str | None = None) -> None:
         """Replace `rel` with `text`; with `read`, only if the file still holds that text ("": no file)."""
         path = self.guard(rel)
-        self._check(rel, read)
-        write_atomic(path, text.encode("utf-8"))
-
-    def move(self, source: str, target: str, *, read: str | None = None) -> None:
-        """A whole-file rename: the bytes stay the same, so git records a 100% rename."""
-        if self.repo.path(target).exists():
-            raise StateError(f"{self.repo.repo_path(target)} already exists; cannot move {source} there")
-        origin = self.guard(source)
-        self._check(source, read)
-        origin.replace(self.guard(target))
-
-    def _check(self, rel: str, read: str | None) -> None:
         if read is not None and (self.saved[rel] or b"") != read.encode("utf-8"):
             raise EditedMeanwhile(rel)
+        write_atomic(path, text.encode("utf-8"))
 
     def rollback(self) -> None:
         for rel, data in reversed(self.saved.items()):

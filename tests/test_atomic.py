@@ -1,8 +1,8 @@
-"""A consolidation that fails part-way leaves the work tree, the index and the branch as they were.
+"""A consolidation that fails before its branch moves leaves the work tree, the index and the branch as they were.
 
-The failures are real: git's own index.lock held by "another process" (the commit fails after
-every file was written), and a file sitting where a folder must be (a journal move fails after
-the category files were written).
+The failures are real: git's own index.lock held by "another process" (the commit is built, and
+refused before the branch moves), and a file sitting where a folder must be (a journal move that
+could not be written: found before anything is committed or written).
 """
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ def due(repo: MemoryRepo, monkeypatch: pytest.MonkeyPatch) -> MemoryRepo:
     return repo
 
 
-def test_a_commit_that_fails_after_every_write_puts_everything_back(due: MemoryRepo, run_cli: Invoke) -> None:
+def test_a_commit_refused_before_the_branch_moves_changes_nothing(due: MemoryRepo, run_cli: Invoke) -> None:
     before, files = head(due.root), snapshot(due.root)
     lock = due.git_dir / "index.lock"
     lock.write_text("held by another git process\n")
@@ -40,13 +40,16 @@ def test_a_commit_that_fails_after_every_write_puts_everything_back(due: MemoryR
     assert run_cli("--repo", str(due.root), "deep-sleep").exit_code == 0  # and it runs once the lock is gone
 
 
-def test_a_write_that_fails_part_way_puts_everything_back(due: MemoryRepo, run_cli: Invoke) -> None:
+def test_a_write_that_cannot_be_made_changes_nothing(due: MemoryRepo, run_cli: Invoke) -> None:
     (due.memory / "archive").mkdir()
     (due.memory / "archive/journals").write_text("a file where the journal archive folder must be\n")
     flush(due)
     before, files = head(due.root), snapshot(due.root)
     ran = run_cli("--repo", str(due.root), "deep-sleep")
     assert ran.exit_code == 3
-    assert "could not write the memory" in ran.stderr and "every file was put back" in ran.stderr
+    assert ran.stderr == (
+        "apm-git: deep-sleep could not write the memory (memory/archive/journals is a file where a folder must be); "
+        "nothing was changed — move it away, then run it again\n"
+    )
     assert head(due.root) == before and snapshot(due.root) == files
     assert git(due.root, "status", "--porcelain") == ""

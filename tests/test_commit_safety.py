@@ -7,6 +7,7 @@ files are never committed.
 """
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -102,12 +103,13 @@ def test_a_staged_file_deleted_from_the_work_tree_does_not_block_a_flush(repo: M
 
 
 def test_temporary_files_left_by_a_kill_are_never_committed(repo: MemoryRepo) -> None:
-    (repo.memory / ".lessons.md.3290.apm-tmp").write_text("half a write\n")
+    running = os.getppid()  # a process that still runs: its file may be a write in progress
+    (repo.memory / f".lessons.md.{running}.apm-tmp").write_text("half a write\n")
     add(repo, "A lesson", kind="lesson")
     result = flush(repo)
     assert result.commit is not None
     assert ".apm-tmp" not in git(repo.root, "ls-files")
-    assert (repo.memory / ".lessons.md.3290.apm-tmp").exists()  # not ours to delete without the owner
+    assert (repo.memory / f".lessons.md.{running}.apm-tmp").exists()  # not ours to delete while its owner runs
 
 
 def test_given_contents_are_committed_and_the_work_tree_is_not_touched(repo: MemoryRepo) -> None:

@@ -287,3 +287,13 @@ def test_remember_does_not_write_through_a_link_into_another_group(two_groups: M
     refused(apm(repo.root, "remember", "--scope", "group:a", "--decision", "use y"),
             "memory/groups/a/experience.md leads through a symlink to memory/groups/b/experience.md")
     assert target.read_bytes() == before
+
+
+def test_search_of_a_group_whose_folder_is_a_link_to_another(two_groups: MemoryRepo) -> None:
+    repo = two_groups
+    shutil.rmtree(repo.memory / "groups" / "a")
+    (repo.memory / "groups" / "a").symlink_to("b", target_is_directory=True)
+    for scan in ((), ("--scan",)):
+        ran = apm(repo.root, "--json", "search", "zebra", "--group", "a", *scan)
+        assert ran.returncode == 0, ran.stderr
+        assert json.loads(ran.stdout)["hits"] == []

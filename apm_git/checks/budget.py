@@ -10,6 +10,7 @@ ID = "apm-budget"
 
 
 def validate(snap: Snapshot) -> Iterator[Finding]:
+    yield from too_large(snap)
     for path in snap.targets:
         rel = snap.rel(path)
         text = snap.new.get(path)
@@ -22,4 +23,17 @@ def validate(snap: Snapshot) -> Iterator[Finding]:
                 path, budget + 1, ID,
                 f"{lines}/{budget} lines: over its line budget by {lines - budget}; archive or move entries "
                 "(`apm-git rem`), or raise its budget in apm.yaml",
+            )
+
+
+def too_large(snap: Snapshot) -> Iterator[Finding]:
+    """A target too large for apm-git to read (its size is all that is known of it)."""
+    for path in snap.targets:
+        if path in snap.oversized:
+            from apm_git.repo import MAX_FILE_BYTES, megabytes
+
+            yield Finding(
+                path, 1, ID,
+                f"{megabytes(snap.oversized[path])}: over the {megabytes(MAX_FILE_BYTES)} apm-git reads, so its "
+                "records were not checked; split it, or move what is not memory out of the memory dir",
             )

@@ -23,7 +23,7 @@ from apm_git.checks.snapshot import Change, Snapshot
 from apm_git.errors import UsageError
 from apm_git.model import trailers as trailer_model
 from apm_git.model.records import parse
-from apm_git.repo import MemoryRepo, utf8_problem
+from apm_git.repo import MAX_FILE_BYTES, MemoryRepo, utf8_problem
 
 INDEX = ":index"
 WORKTREE = ":worktree"
@@ -67,12 +67,13 @@ def _decode(
     wanted: Mapping[str, str | None],
     blobs: dict[str, bytes | None],
     unreadable: dict[str, tuple[int, str]] | None = None,
+    oversized: dict[str, int] | None = None,
 ) -> dict[str, str]:
     """path -> text for `wanted` (path -> blob id in `blobs`, None: the work tree); text files
     that do not decode go to `unreadable`, other files that do not decode are skipped (binary)."""
     texts = {}
     for path, blob in wanted.items():
-        data = blobs.get(blob) if blob else _read_file(repo, path)
+        data = blobs.get(blob) if blob else _read_file(repo, path, oversized)
         if data is None:
             continue
         try:
@@ -83,14 +84,42 @@ def _decode(
     return texts
 
 
-def _read_file(repo: MemoryRepo, path: str) -> bytes | None:
+def _read_file(repo: MemoryRepo, path: str, oversized: dict[str, int] | None = None) -> bytes | None:
+    """A work-tree file's bytes; None for a link, a folder, a missing file, or one too large to read
+    (noted in `oversized`)."""
     full = repo.root / path
     if full.is_symlink():
         return None
     try:
-        return full.read_bytes()
+        with full.open("rb") as handle:
+            size = os.fstat(handle.fileno()).st_size
+            if size > MAX_FILE_BYTES:
+                if oversized is not None:
+                    oversized[path] = size
+                return None
+            return handle.read()
     except (FileNotFoundError, IsADirectoryError):
         return None
+
+
+def _small_blobs(repo: MemoryRepo, *sides: tuple[Mapping[str, str | None], dict[str, int]]) -> set[str]:
+    """The blobs of each side's `wanted` (path -> blob id) small enough to read; the paths of the
+    others go to that side's `oversized`.  One `git cat-file --batch-check`, so no large blob ever
+    leaves git."""
+    ids = sorted({blob for wanted, _ in sides for blob in wanted.values() if blob})
+    if not ids:
+        return set()
+    out = git.run(repo.root, "cat-file", "--batch-check", stdin="".join(f"{blob}\n" for blob in ids).encode())
+    sizes = {}
+    for line in out.stdout.decode("ascii", "replace").splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[2].isdigit():
+            sizes[parts[0]] = int(parts[2])
+    for wanted, oversized in sides:
+        for path, blob in wanted.items():
+            if blob and sizes.get(blob, 0) > MAX_FILE_BYTES:
+                oversized[path] = sizes[blob]
+    return {blob for blob in ids if sizes.get(blob, 0) <= MAX_FILE_BYTES}
 
 
 def gather(
@@ -127,13 +156,17 @@ def gather(
     base_summaries = {path: cached[blob] for path, blob in base_blobs.items() if blob in cached}
     base_needed = {path: blob for path, blob in base_blobs.items()
                    if base_texts or path not in base_summaries or _append_only(repo, path)}
-    blobs = git.cat_files(repo.root, {blob for blob in [*new_blobs.values(), *base_needed.values()] if blob})
+    oversized: dict[str, int] = {}
+    base_oversized: dict[str, int] = {}
+    small = _small_blobs(repo, (new_blobs, oversized), (base_needed, base_oversized))
+    blobs = git.cat_files(repo.root, small)
     unreadable: dict[str, tuple[int, str]] = {}
-    new = _decode(repo, new_blobs, blobs, unreadable)
+    new = _decode(repo, new_blobs, blobs, unreadable, oversized)
     base = _decode(repo, base_needed, blobs)
     snap = Snapshot(
         repo.config, changes, base, new, chosen, frozenset(listing), EntryIndex({}),
         unreadable=unreadable, base_name=sides.base_name, base_summaries=base_summaries,
+        oversized=oversized, base_oversized=set(base_oversized),
         forgotten=forgotten_between(repo, sides) if any(change.status != "A" for change in changes) else frozenset(),
     )
     keep = {blob: cached[blob] for blob in base_blobs.values() if blob in cached}  # the next run's base
@@ -253,7 +286,7 @@ def _summaries(
             summaries[path] = keep[blob] = cached[blob]
         else:
             missing[path] = blob
-    blobs = git.cat_files(repo.root, {blob for blob in missing.values() if blob})
+    blobs = git.cat_files(repo.root, _small_blobs(repo, (missing, {})))
     for path, text in _decode(repo, missing, blobs).items():
         summaries[path] = summarize(parse(text))
         blob = missing[path]

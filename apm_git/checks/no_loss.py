@@ -23,6 +23,8 @@ def lost(snap: Snapshot) -> dict[str, tuple[str, int]]:
     for change in snap.changes:
         if change.status == "A" or snap.kind(change.path) not in RECORD_KINDS or change.path in snap.unreadable:
             continue
+        if change.path in snap.oversized:
+            continue  # too large to read: it keeps whatever it holds (apm-budget reports its size)
         for entry, line in snap.base_entries(change.path).items():
             before.setdefault(entry, (change.path, line))
     if not before:

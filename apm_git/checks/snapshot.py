@@ -79,6 +79,8 @@ class Snapshot:
     unreadable: dict[str, tuple[int, str]] = dataclasses.field(default_factory=dict)  # path -> (line, why)
     base_name: str = "HEAD"
     base_summaries: dict[str, str] = dataclasses.field(default_factory=dict)  # path -> entry summary at the base
+    oversized: dict[str, int] = dataclasses.field(default_factory=dict)  # path -> size: too large to read (new side)
+    base_oversized: set[str] = dataclasses.field(default_factory=set)  # paths too large to read at the base
     forgotten: frozenset[str] = frozenset()  # ids an `Apm-Forget` trailer deleted between the two sides
     _parsed: dict[tuple[str, str], RecordFile] = dataclasses.field(default_factory=dict, repr=False)
 

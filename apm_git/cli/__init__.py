@@ -25,10 +25,22 @@ class CliState:
     repo_path: Path | None
     json: bool
 
-    def repo(self) -> Any:
-        from apm_git.repo import open_repo
+    def repo(self, *, finish: bool = True) -> Any:
+        return open_memory(self.repo_path, finish=finish)
 
-        return open_repo(self.repo_path)
+
+def open_memory(path: Path | None, *, finish: bool = True) -> Any:
+    """The memory repository; a commit a kill interrupted is finished first when the lock is free
+    (`finish`), or only named in one line (lint, which never writes)."""
+    from apm_git import landing
+    from apm_git.repo import open_repo
+
+    repo = open_repo(path)
+    if finish:
+        landing.finish_pending(repo, wait=False)
+    else:
+        landing.note_pending(repo)
+    return repo
 
 
 def state(ctx: click.Context) -> CliState:
@@ -43,6 +55,14 @@ def emit(ctx: click.Context, data: Any, text: str | None) -> None:
         click.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
     elif text:
         click.echo(text)
+
+
+def _say_notices() -> None:
+    """What this run did about a commit a kill had interrupted (apm_git.landing), one line each."""
+    landing = sys.modules.get("apm_git.landing")  # not imported: nothing to say
+    if landing is not None:
+        for note in landing.take_notices():
+            click.echo(f"apm-git: {note}", err=True)
 
 
 def _say_fallback_identity() -> None:
@@ -121,6 +141,7 @@ class ApmGroup(click.Group):
             ctx.exit(EXIT_STATE)
         finally:
             _say_fallback_identity()
+            _say_notices()
 
     def main(self, args: Sequence[str] | None = None, *rest: Any, **kwargs: Any) -> Any:
         argv = list(sys.argv[1:] if args is None else args)

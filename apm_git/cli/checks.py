@@ -20,7 +20,7 @@ def lint_cmd(ctx: click.Context, paths: tuple[Path, ...], from_ref: str | None, 
     """Run every check; prints `path:line: hook-id: message` per finding, exit 1 on any finding."""
     from apm_git.commands.lint import lint
 
-    repo = state(ctx).repo()
+    repo = state(ctx).repo(finish=False)  # lint never writes, not even to finish an interrupted commit
     result = lint(repo, [_repo_path(repo.root, path) for path in paths], from_ref=from_ref, to_ref=to_ref,
                   all_files=all_files)
     emit(ctx, result.as_dict(), "\n".join(str(finding) for finding in result.findings))

@@ -101,7 +101,12 @@ def flush_cmd(
     text += [f"  auto-initialized {name}" for name in result.created]
     for finding in result.findings:
         click.echo(f"apm-git: finding: {finding}", err=True)
-    for name in result.withheld:
+    for name in result.too_large:
+        click.echo(
+            f"apm-git: WARNING: {name} is too large for apm-git to check, so it was NOT committed; it stays on disk "
+            "as it is: split it (see the finding above), then flush again", err=True,
+        )
+    for name in (name for name in result.withheld if name not in result.too_large):
         click.echo(
             f"apm-git: WARNING: {name} looks like it holds a secret, so it was NOT committed; it stays on disk "
             "as it is: remove the secret (see the finding above), then flush again", err=True,

@@ -8,7 +8,7 @@ from typing import IO
 
 import click
 
-from apm_git.cli import UTF8, cli, emit, state
+from apm_git.cli import UTF8, cli, emit, open_memory, state
 from apm_git.errors import EXIT_FINDINGS, EXIT_OK, UsageError
 from apm_git.model.fitness import VALUES
 
@@ -40,7 +40,6 @@ def load_cmd(
     from apm_git.cli import load_format
     from apm_git.commands.load import Target, load
     from apm_git.hookinput import read_payload
-    from apm_git.repo import open_repo
 
     if main_session and (room is not None or group is not None):
         raise UsageError("give at most one of --room, --group and --main (--room and --group may name the same group)")
@@ -54,7 +53,7 @@ def load_cmd(
         fresh = payload.detail in FRESH_SOURCES
         if repo_path is None and payload.cwd:
             repo_path = Path(payload.cwd)
-    result = load(open_repo(repo_path), Target(group=group, room=room, main=main_session), intent=intent,
+    result = load(open_memory(repo_path), Target(group=group, room=room, main=main_session), intent=intent,
                   budget=budget, session=session, fresh=fresh)
     if fmt == "json":
         click.echo(json.dumps(load_format.as_json(result), indent=2, ensure_ascii=False))

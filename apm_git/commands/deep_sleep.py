@@ -24,6 +24,7 @@ from apm_git.dreaming.plan import (
     deep_sleep_trailers,
 )
 from apm_git.dreaming.plan_deep_sleep import Memory, plan_deep_sleep
+from apm_git.landing import finish_pending
 from apm_git.lock import write_lock
 from apm_git.repo import MemoryRepo
 
@@ -35,6 +36,7 @@ def deep_sleep(
 ) -> StageResult:
     """Run deep sleep now: the computed plan, or `plan_data` (an edited `--plan`) after validating it."""
     started = time.perf_counter()
+    finish_pending(repo, wait=not dry_run)  # an interrupted commit first: the plan reads the work tree
     flushed = None
     if not dry_run:
         flushed = flush_first(repo, STAGE, lambda: _plan(repo, read_memory(repo), plan_data, force))

@@ -14,7 +14,7 @@ from collections.abc import Collection
 from typing import Any
 
 from apm_git import clock, git, layout, names
-from apm_git.checks import index_fresh, no_secrets
+from apm_git.checks import budget, index_fresh, no_secrets
 from apm_git.checks.gather import WORKTREE, Sides, gather
 from apm_git.checks.run import CHECKS, run_checks
 from apm_git.commands.flush_keep import Kept, committed_index, files_line, keep_losses, loss_line, unreadable_line
@@ -40,6 +40,7 @@ class FlushResult:
     created: list[str] = dataclasses.field(default_factory=list)
     findings: list[str] = dataclasses.field(default_factory=list)
     withheld: list[str] = dataclasses.field(default_factory=list)
+    too_large: list[str] = dataclasses.field(default_factory=list)  # withheld: too large to check
     lost: dict[str, str] = dataclasses.field(default_factory=dict)  # entry id -> file: kept as HEAD has it
     unreadable: list[str] = dataclasses.field(default_factory=list)  # not UTF-8: HEAD's version kept
     kept_files: list[str] = dataclasses.field(default_factory=list)  # gone from the work tree: HEAD's version kept
@@ -83,8 +84,8 @@ def flush(
             if all(change.path in held for change in changed):
                 tx.rollback()
                 result.skipped = "nothing to flush: " + (
-                    "the only changes are withheld (suspected secrets)" if result.withheld and not kept.as_head
-                    else "every change is held back (see above)")
+                    "the only changes are withheld (suspected secrets, files too large)"
+                    if result.withheld and not kept.as_head else "every change is held back (see above)")
                 return result
             _record_flush(repo, scope, now, trigger, session, result.findings + result.notes)
             # Under the lock only the state file and INDEX.md changed since `changed` was read.
@@ -127,8 +128,9 @@ def _check(repo: MemoryRepo, scope: Scope, pathspecs: list[str], today: dt.date,
     kept = Kept()
     if snap is not None:
         secrets = list(no_secrets.validate(snap))
-        result.withheld = sorted({finding.path for finding in secrets})
-        result.findings += [str(finding) for finding in secrets]
+        result.too_large = sorted(snap.oversized)  # unread, so unchecked: withheld like a secret
+        result.withheld = sorted({finding.path for finding in secrets} | set(result.too_large))
+        result.findings += [str(finding) for finding in [*secrets, *budget.too_large(snap)]]
         snap.leave_out(result.withheld)
         unreadable = dict(snap.unreadable)
         kept = keep_losses(snap, repo.root)

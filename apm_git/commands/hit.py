@@ -14,7 +14,7 @@ from apm_git.lock import write_lock
 from apm_git.model.entry_id import is_entry_id
 from apm_git.model.fitness import Fitness
 from apm_git.model.records import Record, RecordFile, parse, set_field
-from apm_git.repo import InvalidUtf8, MemoryRepo
+from apm_git.repo import MemoryRepo, UnreadableFile
 
 
 @dataclasses.dataclass(frozen=True)
@@ -63,7 +63,7 @@ class _Files:
             if rel not in self.texts:
                 try:
                     self.texts[rel] = self.repo.read(rel) or ""
-                except InvalidUtf8 as error:  # another file's damage must not stop this hit
+                except UnreadableFile as error:  # another file's damage (or size) must not stop this hit
                     self.texts[rel] = ""
                     self.unreadable.append(f"skipped {error}")
             if marker not in self.texts[rel]:

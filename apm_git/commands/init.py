@@ -5,7 +5,7 @@ import dataclasses
 from pathlib import Path
 
 from apm_git import clock, git, layout, names, templates
-from apm_git.atomic import write_atomic
+from apm_git.atomic import TEMP_SUFFIX, write_atomic
 from apm_git.commands import precommit
 from apm_git.commit import commit
 from apm_git.config import CONFIG_FILE, load_config, parse_config
@@ -70,6 +70,9 @@ def init(path: Path, *, install: bool = True) -> InitResult:
         (updated if (root / precommit.CONFIG).exists() else created).append(precommit.CONFIG)
         write_atomic(root / precommit.CONFIG, hooks_config.encode("utf-8"))
     git.run(root, "config", *DIFF_DRIVER)
+    # A kill can leave a temporary file of apm-git's behind: no `git add -A` of the user's stages it.
+    exclude = root / git.out(root, "rev-parse", "--git-path", "info/exclude").strip()
+    _merge_lines(exclude, f"# apm-git's temporary files\n*{TEMP_SUFFIX}\n")
     paths = created + updated
     sha = commit(repo, paths, "init", [("Apm-Trigger", "init"), ("Apm-Scope", "all")]) if paths else None
     problem = precommit.install(root) if install else None

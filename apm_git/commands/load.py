@@ -24,7 +24,7 @@ from apm_git.errors import ApmGitError, StateError, UnsafePath, UsageError
 from apm_git.model import domains, index_md
 from apm_git.model.records import Record, parse
 from apm_git.model.routing import RouteChoice, RoutingTable, parse_routing, rank_routes, safe_file
-from apm_git.repo import InvalidUtf8, MemoryRepo, check_group_name
+from apm_git.repo import MemoryRepo, UnreadableFile, check_group_name
 from apm_git.session import Held, SessionState, session_state
 from apm_git.state import load_flush_state, resolve_room
 
@@ -100,7 +100,7 @@ class _Run:
         name = self.repo.repo_path(rel)
         try:
             text = self.repo.read(rel)
-        except (InvalidUtf8, UnsafePath) as error:  # a damaged file, or a link into another memory
+        except (UnreadableFile, UnsafePath) as error:  # damaged or huge, or a link into another memory
             self.breaker.skipped.append(SkippedFile(name, role, priority, str(error)))
             return None
         if text is None:

@@ -19,6 +19,7 @@ from apm_git.dreaming.execute import Changes
 from apm_git.dreaming.plan import RemPlan, rem_json, rem_trailers
 from apm_git.dreaming.plan_deep_sleep import plan_deep_sleep
 from apm_git.dreaming.plan_rem import RemOutcome, plan_rem
+from apm_git.landing import finish_pending
 from apm_git.lock import write_lock
 from apm_git.repo import MemoryRepo
 
@@ -30,6 +31,7 @@ def rem(
 ) -> StageResult:
     """`fresh`: ids promoted earlier in the same run (by `dream`'s deep sleep), never archived by this one."""
     started = time.perf_counter()
+    finish_pending(repo, wait=not dry_run)  # an interrupted commit first: the plan reads the work tree
     flushed = None if dry_run else flush_first(repo, STAGE, lambda: _plan(repo, force, fresh))
     with write_lock(repo):
         outcome = _plan(repo, force or dry_run, fresh)  # a dry run shows the plan the guard would refuse

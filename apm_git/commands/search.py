@@ -12,7 +12,7 @@ import math
 
 from apm_git import names
 from apm_git.errors import UsageError
-from apm_git.repo import InvalidUtf8, MemoryRepo, decode
+from apm_git.repo import MAX_FILE_BYTES, MemoryRepo, TooLarge, UnreadableFile, decode
 from apm_git.search import sections, terms
 from apm_git.search.index import Hit, Index, Scope
 
@@ -112,13 +112,15 @@ def scan_sections(
     """The plain scan: every file of the scope read and split; (best hits, total, files, skipped)."""
     scored: list[tuple[tuple[int, float], Hit]] = []
     files, skipped = 0, []
-    for path, _ in scope.files(repo):
+    for path, stat in scope.files(repo):
         if (archive_only and not path.startswith(f"{names.ARCHIVE}/")) or (under and not path.startswith(under)):
             continue
         files += 1
         try:
+            if stat.st_size > MAX_FILE_BYTES:
+                raise TooLarge(repo.repo_path(path), stat.st_size)
             text = decode((repo.memory / path).read_bytes(), repo.repo_path(path))
-        except InvalidUtf8 as error:
+        except UnreadableFile as error:
             skipped.append(str(error))
             continue
         except OSError as error:

@@ -7,7 +7,6 @@ from typing import Any
 
 from apm_git import clock, git, names
 from apm_git.config import CONFIG_FILE
-from apm_git.model.records import count_lines
 from apm_git.repo import MemoryRepo
 from apm_git.state import load_flush_state
 
@@ -60,8 +59,8 @@ def status(repo: MemoryRepo) -> StatusResult:
         if rel.startswith(f"{names.ARCHIVE}/"):
             continue
         budget = repo.config.budget_for(rel)
-        data = repo.path(rel).read_bytes()  # counting lines needs no decoding: a damaged file still shows
-        files.append(FileBudget(repo.repo_path(rel), count_lines(data.decode("utf-8", "replace")), budget))
+        # Counting lines needs no decoding, and goes in chunks: a damaged or huge file still shows.
+        files.append(FileBudget(repo.repo_path(rel), repo.count_lines(rel), budget))
     state = load_flush_state(repo)
     last_flush: dict[str, str | None] = {"main": state["main_session"].get("last_flush_time")}
     for group, value in sorted(state["groups"].items()):

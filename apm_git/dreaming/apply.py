@@ -1,23 +1,26 @@
-"""The thin layer that carries out a consolidation: write, move, commit — or put everything back.
+"""The thin layer that carries out a consolidation: the whole result as a commit first, then the work tree.
 
-A run snapshots the bytes of every file before it first touches it (and notes every folder
-it creates); when anything fails, before or during the commit, each file gets its bytes
-back, created files and folders go, the index entries of the touched paths are reset, and
-the error goes on.  The branch only moves when the commit succeeds, as the last step.
+Every touched file's new bytes — the run's writes and moves, flush-state.json and the rebuilt
+INDEX.md — are computed in memory and committed through a temporary index; the branch moves
+with a compare-and-swap, and only then do the work tree and the user's index follow, through
+the journal of apm_git.landing.  A run that fails before the branch moves has written nothing;
+a run killed after it is finished by the next apm-git command (docs/crash-safety.md).
 """
 from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Collection
+from pathlib import Path
 
-from apm_git import clock, git, names
+from apm_git import clock, git, layout, names
 from apm_git.commit import commit
 from apm_git.dreaming.execute import Changes
 from apm_git.errors import StateError
-from apm_git.memory_index import refresh_index
+from apm_git.landing import Update
+from apm_git.memory_index import build_index
 from apm_git.repo import MemoryRepo
-from apm_git.state import load_flush_state, save_flush_state
-from apm_git.transaction import EditedMeanwhile, Transaction
+from apm_git.state import flush_state_text, load_flush_state
+from apm_git.transaction import EditedMeanwhile
 
 
 def commit_run(
@@ -29,48 +32,106 @@ def commit_run(
     body: str,
     today: dt.date,
 ) -> str | None:
-    """Write `changes`, record the run in flush-state.json, rebuild INDEX.md, and commit it all as one.
+    """Commit `changes`, the run's record in flush-state.json and the rebuilt INDEX.md as one commit,
+    then bring the work tree to it.  The caller holds the write lock.
 
     None when the run changed no byte (the same run again at the same moment): there is nothing to commit.
     """
-    tx = Transaction(repo)
-    staged = False
     try:
-        for rel, text in changes.writes.items():
-            tx.write(rel, text, read=changes.read.get(rel))
-        for source, target in changes.moves:
-            tx.move(source, target, read=changes.read.get(source))
-        tx.guard(names.FLUSH_STATE)
-        state = load_flush_state(repo)
-        dreaming = state.get("dreaming")
-        if not isinstance(dreaming, dict):
-            dreaming = state["dreaming"] = {}
-        dreaming[f"last_{stage.replace('-', '_')}"] = clock.stamp()
-        save_flush_state(repo, state)
-        tx.guard(names.INDEX)
-        absent, committed = _as_committed(repo, tx.touched)
-        refresh_index(repo, today, exclude=absent, instead=committed)
-        paths = [repo.repo_path(rel) for rel in tx.touched]
-        if not git.status(repo.root, paths):
-            return None  # run again at the same moment: not even the recorded time changed
-        staged = True
-        return commit(repo, paths, subject, trailers, body)
+        planned = _planned(repo, changes, stage, today)
     except EditedMeanwhile as error:
-        _undo(repo, tx, staged)
         raise StateError(
             f"{repo.repo_path(error.rel)} was edited while {stage} ran; nothing was changed — "
             f"flush that edit if you want it kept, then run `apm-git {stage}` again",
         ) from None
     except OSError as error:
-        _undo(repo, tx, staged)
-        where = f" {error.filename}" if error.filename else ""
-        raise StateError(
-            f"{stage} could not write the memory ({error.strerror or error}{where}); every file was put back "
-            "as it was — fix that, then run it again",
-        ) from None
-    except BaseException:
-        _undo(repo, tx, staged)
-        raise
+        raise _unwritable(stage, error) from None
+    updates = [
+        Update(repo.repo_path(rel), before, after)
+        for rel, (before, after) in sorted(planned.items(), key=lambda item: _order(*item))
+        if before != after
+    ]
+    if not updates:
+        return None  # run again at the same moment: not even the recorded time changed
+    contents = {update.path: update.after for update in updates}
+    try:
+        return commit(repo, list(contents), subject, trailers, body, contents=contents, updates=updates)
+    except OSError as error:
+        raise _unwritable(stage, error) from None
+
+
+Planned = dict[str, tuple[bytes | None, bytes | None]]  # memory-relative path -> (bytes now, bytes after)
+
+
+def _planned(repo: MemoryRepo, changes: Changes, stage: str, today: dt.date) -> Planned:
+    """Each touched file's bytes now and after the run (None: no such file)."""
+    planned: Planned = {}
+
+    def current(rel: str) -> bytes | None:
+        path = repo.path(rel)
+        _check_folders(repo, rel, stage)
+        if path.is_dir():
+            raise StateError(f"{repo.repo_path(rel)} is a folder where a file must go; move it away")
+        data = path.read_bytes() if path.exists() else None
+        read = changes.read.get(rel)
+        if read is not None and (data or b"") != read.encode("utf-8"):
+            raise EditedMeanwhile(rel)
+        return data
+
+    for rel, text in changes.writes.items():
+        planned[rel] = (current(rel), text.encode("utf-8"))
+    for source, target in changes.moves:
+        if repo.path(target).exists() or target in planned:
+            raise StateError(f"{repo.repo_path(target)} already exists; cannot move {source} there")
+        data = current(source)
+        planned[source] = (data, None)
+        planned[target] = (current(target), data)  # the same bytes: git records a 100% rename
+    state = load_flush_state(repo)
+    dreaming = state.get("dreaming")
+    if not isinstance(dreaming, dict):
+        dreaming = state["dreaming"] = {}
+    dreaming[f"last_{stage.replace('-', '_')}"] = clock.stamp()
+    planned[names.FLUSH_STATE] = (current(names.FLUSH_STATE), flush_state_text(state).encode("utf-8"))
+    texts = {rel: None if after is None else after.decode("utf-8") for rel, (_, after) in planned.items()}
+    absent, committed = _as_committed(repo, {*planned, names.INDEX})
+    index = build_index(repo, today, exclude=absent, instead={**committed, **texts})
+    planned[names.INDEX] = (current(names.INDEX), index.encode("utf-8"))
+    return planned
+
+
+def _check_folders(repo: MemoryRepo, rel: str, stage: str) -> None:
+    """Every folder on the way to `rel` is a folder or absent: found before anything is committed."""
+    folder = Path(rel).parent
+    while folder != Path():
+        if repo.path(folder.as_posix()).is_file():
+            raise StateError(
+                f"{stage} could not write the memory ({repo.repo_path(folder.as_posix())} is a file where a "
+                "folder must be); nothing was changed — move it away, then run it again",
+            )
+        folder = folder.parent
+
+
+def _order(rel: str, change: tuple[bytes | None, bytes | None]) -> tuple[int, str]:
+    """The order the work tree takes the result in: what gains entries before what loses them, so
+    even the work tree alone holds every entry at every moment (HEAD already holds the result)."""
+    before, after = change
+    if after is None:
+        return 4, rel  # a moved file's source goes last
+    if before is None:
+        return 0, rel
+    if rel.startswith(f"{names.ARCHIVE}/"):
+        return 1, rel
+    if layout.journal_date(rel):
+        return 3, rel  # journals lose what the category files gained
+    return 2, rel
+
+
+def _unwritable(stage: str, error: OSError) -> StateError:
+    where = f" {error.filename}" if error.filename else ""
+    return StateError(
+        f"{stage} could not write the memory ({error.strerror or error}{where}); nothing was changed — "
+        "fix that, then run it again",
+    )
 
 
 def _as_committed(repo: MemoryRepo, touched: Collection[str]) -> tuple[list[str], dict[str, str]]:
@@ -90,12 +151,6 @@ def _as_committed(repo: MemoryRepo, touched: Collection[str]) -> tuple[list[str]
         else:
             committed[rel] = blob.decode("utf-8", "replace")
     return absent, committed
-
-
-def _undo(repo: MemoryRepo, tx: Transaction, staged: bool) -> None:
-    tx.rollback()
-    if staged:  # `git add` may have run before the commit failed: unstage what it staged
-        git.unstage(repo.root, [repo.repo_path(rel) for rel in tx.touched])
 
 
 def dirty(repo: MemoryRepo, rels: list[str]) -> list[str]:

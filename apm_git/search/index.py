@@ -22,7 +22,7 @@ from pathlib import Path
 from apm_git import names
 from apm_git.blob import blob_id
 from apm_git.errors import StateError
-from apm_git.repo import InvalidUtf8, MemoryRepo, check_group_name, decode
+from apm_git.repo import MAX_FILE_BYTES, MemoryRepo, TooLarge, UnreadableFile, check_group_name, decode
 from apm_git.search import sections, terms
 
 VERSION = "2"
@@ -78,7 +78,9 @@ class Scope:
         path = repo.memory / index
         if path.is_file() and not path.is_symlink():
             yield index, path.stat()
-        yield from _walk(repo.memory / names.GROUPS / self.group, f"{names.GROUPS}/{self.group}/", skip_top=set())
+        folder = repo.memory / names.GROUPS / self.group
+        if not folder.is_symlink():  # a group folder that is a link may lead into another group
+            yield from _walk(folder, f"{names.GROUPS}/{self.group}/", skip_top=set())
 
 
 def _walk(base: Path, prefix: str, skip_top: set[str]) -> Iterator[tuple[str, os.stat_result]]:
@@ -197,9 +199,11 @@ class Index:
             if old is not None and old[1:] == (st.st_size, st.st_mtime_ns):
                 continue
             try:
+                if st.st_size > MAX_FILE_BYTES:
+                    raise TooLarge(self.repo.repo_path(path), st.st_size)
                 data = (self.repo.memory / path).read_bytes()
                 text = decode(data, self.repo.repo_path(path))
-            except InvalidUtf8 as error:
+            except UnreadableFile as error:
                 self.refresh.skipped.append(str(error))
                 if old is not None:
                     self._forget(path)
