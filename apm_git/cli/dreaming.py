@@ -34,6 +34,21 @@ def _stage_text(result: Any) -> str:
     return "\n".join(lines)
 
 
+def load_plan(plan_file: IO[str], command: str) -> Any:
+    """The JSON of a plan file; a file that is not JSON or not UTF-8 is refused in one line."""
+    from apm_git.dreaming.plan import PlanRefused
+
+    try:
+        return jsontext.loads(plan_file.read())
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        where = (f"{plan_file.name}:{error.lineno}: not valid JSON ({error.msg})"
+                 if isinstance(error, json.JSONDecodeError)
+                 else f"{plan_file.name}: not valid UTF-8 (byte {error.start})")
+        raise PlanRefused(
+            f"{where}; nothing was changed — print a fresh plan with `apm-git {command} --plan`",
+        ) from None
+
+
 @cli.command("deep-sleep")
 @click.option("--plan", "show_plan", is_flag=True, help="Print the proposed moves as JSON; change nothing.")
 @click.option("--apply", "plan_file", type=click.File("r", encoding="utf-8"), metavar="PLAN.json",
@@ -44,7 +59,6 @@ def _stage_text(result: Any) -> str:
 def deep_sleep_cmd(ctx: click.Context, show_plan: bool, plan_file: IO[str] | None, dry_run: bool, force: bool) -> int:
     """Stage 2: promote journal items into the category files, now; archive old journals."""
     from apm_git.commands.deep_sleep import deep_sleep, deep_sleep_plan
-    from apm_git.dreaming.plan import PlanRefused
 
     if show_plan and plan_file is not None:
         raise UsageError("--plan and --apply go in separate runs: print a plan, edit it, then apply it")
@@ -52,17 +66,7 @@ def deep_sleep_cmd(ctx: click.Context, show_plan: bool, plan_file: IO[str] | Non
     if show_plan:
         click.echo(json.dumps(deep_sleep_plan(repo), indent=2, ensure_ascii=False))
         return EXIT_OK
-    plan_data = None
-    if plan_file is not None:
-        try:
-            plan_data = jsontext.loads(plan_file.read())
-        except (json.JSONDecodeError, UnicodeDecodeError) as error:
-            where = (f"{plan_file.name}:{error.lineno}: not valid JSON ({error.msg})"
-                     if isinstance(error, json.JSONDecodeError)
-                     else f"{plan_file.name}: not valid UTF-8 (byte {error.start})")
-            raise PlanRefused(
-                f"{where}; nothing was changed — print a fresh plan with `apm-git deep-sleep --plan`",
-            ) from None
+    plan_data = None if plan_file is None else load_plan(plan_file, "deep-sleep")
     result = deep_sleep(repo, plan_data=plan_data, dry_run=dry_run, force=force)
     emit(ctx, dataclasses.asdict(result), _stage_text(result))
     return EXIT_OK
@@ -114,6 +118,45 @@ def history_cmd(ctx: click.Context, entry_id: str) -> int:
         lines.append(f"{event.date[:10]}  {event.commit[:7]}  {event.trigger:<12} {event.what:<10} {where}{detail}")
     emit(ctx, [dataclasses.asdict(event) for event in events], "\n".join(lines))
     return EXIT_OK
+
+
+@cli.command("import")
+@click.option("--plan", "show_plan", is_flag=True, help="Print the import plan as JSON (to edit); change nothing.")
+@click.option("--apply", "plan_file", type=click.File("r", encoding="utf-8"), metavar="PLAN.json",
+              help="Carry out a plan printed by --plan (items may be dropped or their kind changed); '-' reads stdin.")
+@click.pass_context
+def import_cmd(ctx: click.Context, show_plan: bool, plan_file: IO[str] | None) -> int:
+    """Turn free-form dated sections and session notes into records, in place; one commit."""
+    from apm_git.commands.import_ import import_apply, import_plan_json
+
+    if show_plan and plan_file is not None:
+        raise UsageError("--plan and --apply go in separate runs: print a plan, edit it, then apply it")
+    repo = state(ctx).repo()
+    if plan_file is None:
+        data = import_plan_json(repo)
+        if show_plan:
+            click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+        else:
+            emit(ctx, data, _import_text(data))
+        return EXIT_OK
+    result = import_apply(repo, load_plan(plan_file, "import"))
+    head = (f"apm-git: {result.subject}; committed {result.commit[:12]}" if result.commit
+            else f"apm-git: {result.subject}; nothing to commit")
+    if result.flushed:
+        head += f" (uncommitted memory flushed first as {result.flushed[:12]})"
+    emit(ctx, dataclasses.asdict(result), "\n".join([head] + [f"  import: {value}" for _, value in result.trailers]))
+    return EXIT_OK
+
+
+def _import_text(data: dict[str, Any]) -> str:
+    items, skipped = data["import"], data["skipped"]
+    lines = [f"apm-git: import would turn {len(items)} section(s) into records (nothing changed)"]
+    lines += [f"  import: {i['id']} {i['file']}:{i['line']} ({i['form']}, {i['kind']})" for i in items]
+    lines += [f"  skip: {s['file']}:{s['line']}: {s['reason']}" for s in skipped]
+    if items:
+        lines.append("  carry it out: `apm-git import --plan > plan.json`, edit it if you like, "
+                     "then `apm-git import --apply plan.json`")
+    return "\n".join(lines)
 
 
 @cli.command("forget")

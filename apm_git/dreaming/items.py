@@ -1,4 +1,4 @@
-"""Journal items: what deep sleep reads from a daily journal, in both forms of DESIGN 2.1.
+"""Journal items: what deep sleep reads from a daily journal, in both forms of DESIGN 2.1 and two dialects.
 
 A journal holds records (`## [YYYY-MM-DD] Title` with fields) and Light Sleep session
 notes (`## 14:30 — Session Notes` followed by `- **Decision:** what — why` lines).  Each
@@ -6,6 +6,15 @@ well-formed record is one item; so is each labelled line of a session note, turn
 the record it would become: the date of the journal's file name, the kind of its label,
 the title of its first clause (as `journal add` makes titles), the whole line as Body,
 and its indented continuation lines as the longer body.
+
+Two dialects of real journals are read too (docs/sections.md):
+- a dated section (`## 2026-04-01 14:25 — Deploy`) is one item: the heading's date and
+  title, a kind named by the title's words (else context), its first line as Body, every
+  line under the heading verbatim as the longer body, and the heading itself in `Source:`;
+- each `- Candidate:` of an OpenClaw `## Light Sleep` block is one item of kind context:
+  the candidate's text as Body, its lines (`- Candidate: …` and its indented details)
+  verbatim as the longer body, `recalls` as hit_count and `confidence` as the value
+  (0.8 and up HIGH, else LOW: deep sleep leaves it).
 """
 from __future__ import annotations
 
@@ -16,9 +25,21 @@ import re
 from apm_git.model.entry_id import entry_id
 from apm_git.model.fitness import Fitness
 from apm_git.model.records import Block, Record, RecordFile, render_record, reparse, split_lines, strip_eol
-from apm_git.model.titles import default_title, normalize_title
+from apm_git.model.sections import (
+    DATED,
+    LIGHT_SLEEP,
+    dated_heading,
+    first_text,
+    kind_of_title,
+    light_sleep_candidates,
+    section_kind,
+)
+from apm_git.model.titles import TITLE_CHARS, default_title, normalize_title
 
 NOTE_HEADING = re.compile(r"## (?P<time>\d{1,2}:\d{2})\s*[—–-]+\s*Session Notes\s*", re.IGNORECASE)
+# A time and a time zone say when, not what: `## 2026-04-01 14:25 (Asia/Jakarta)` takes its title from its text.
+_TIME = r"\d{1,2}:\d{2}(?::\d{2})?(?:\s*(?:[A-Z]{2,5}\b|[A-Z][A-Za-z]+/[A-Za-z_]+))?"
+_CLOCK = re.compile(rf"^(?:{_TIME})?\s*(?:\([^)]*\))?\s*$|^{_TIME}\s*[—–:-]*\s*")
 NOTE_ITEM = re.compile(r"- \*\*(?P<label>[A-Za-z]+)(?::\*\*|\*\*:)\s*(?P<text>.*)")
 LABELS = {
     "decision": "decision",
@@ -32,6 +53,7 @@ LABELS = {
     "anchor": "anchor",
 }
 NOTE_VALUE = "MEDIUM"
+CONFIDENT = 0.8  # an OpenClaw Light Sleep candidate this confident is HIGH value; below it, LOW
 
 
 @dataclasses.dataclass(frozen=True)
@@ -46,7 +68,7 @@ class Place:
 class JournalItem:
     journal: str  # memory-relative journal name
     day: dt.date  # from the journal's file name
-    form: str  # "record" or "note"
+    form: str  # "record", "note", "dated" or "light-sleep"
     record: Record  # the record as it stands (a note item rendered as the record it becomes)
     place: Place
 
@@ -87,6 +109,56 @@ def collect_items(journal: str, day: dt.date, parsed: RecordFile) -> list[Journa
                 items.append(JournalItem(journal, day, "record", block, Place(index)))
         elif NOTE_HEADING.fullmatch(block.heading):
             items += _note_items(journal, day, index, block)
+        else:
+            kind = section_kind(block)
+            if kind == DATED:
+                item = _dated_item(journal, day, index, block)
+                items += [item] if item is not None else []
+            elif kind == LIGHT_SLEEP:
+                items += _light_sleep_items(journal, day, index, block)
+    return items
+
+
+def _dated_item(journal: str, day: dt.date, index: int, block: Block) -> JournalItem | None:
+    record = dated_record(block)
+    return JournalItem(journal, day, DATED, record, Place(index)) if record is not None else None
+
+
+def dated_record(block: Block, kind: str | None = None, newline: str = "\n") -> Record | None:
+    """The record a dated section (`## 2026-04-01 — Title` and its lines) becomes: every line under the
+    heading kept verbatim as the longer body, the heading itself in `Source:`; None when nothing is under it.
+    `kind`: the kind to give it (default: the one its title names)."""
+    dated = dated_heading(block.heading)
+    assert dated is not None
+    when, title = dated
+    body = first_text(block.lines[1:])
+    title = _CLOCK.sub("", title).strip() or default_title(body)
+    if len(title) > TITLE_CHARS:
+        title = title[:TITLE_CHARS].rsplit(" ", 1)[0]
+    if not title or not body:
+        return None  # a heading with nothing under it: nothing to promote
+    extra = [strip_eol(line) for line in block.lines[1:]]
+    while extra and not extra[-1].strip():
+        extra.pop()
+    rendered = render_record(
+        when, title, [kind or kind_of_title(title)], Fitness(when, 0, NOTE_VALUE), body,
+        extra_fields=[("Source", f'heading "{block.heading}"')], extra_lines=extra, newline=newline,
+    )
+    return reparse(split_lines(rendered))
+
+
+def _light_sleep_items(journal: str, day: dt.date, index: int, block: Block) -> list[JournalItem]:
+    items = []
+    for candidate in light_sleep_candidates(block):
+        value = "HIGH" if candidate.confidence >= CONFIDENT else "LOW"
+        title = default_title(candidate.text.split("; ")[0].replace(": ", " ")).lstrip("[") or candidate.text[:60]
+        extra = [strip_eol(block.lines[offset]) for offset in candidate.offsets]  # every line, verbatim
+        rendered = render_record(
+            day, title, ["context"], Fitness(day, candidate.recalls, value), candidate.text,
+            extra_fields=[("Source", "OpenClaw Light Sleep candidate")], extra_lines=extra,
+        )
+        items.append(JournalItem(journal, day, LIGHT_SLEEP, reparse(split_lines(rendered)),
+                                 Place(index, candidate.offsets)))
     return items
 
 

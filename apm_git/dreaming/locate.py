@@ -2,9 +2,12 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 
 from apm_git.dreaming.items import collect_items
 from apm_git.model.records import has_fence, parse
+
+_DATED_LINE = re.compile(r"^## \d{4}-\d{2}-\d{2}", re.MULTILINE)
 
 
 def entry_block(text: str, entry_id: str, journal_day: dt.date | None = None) -> str | None:
@@ -27,13 +30,21 @@ def entry_block(text: str, entry_id: str, journal_day: dt.date | None = None) ->
             while end < len(lines) and not lines[end].startswith("## "):
                 end += 1
             return "\n".join(lines[start:end]).rstrip()
-    if journal_day is not None and "session notes" in text.casefold():
+    if journal_day is not None and _may_hold_items(text):
         parsed = parse(text)
         for item in collect_items("", journal_day, parsed):
-            if item.form == "note" and item.entry_id == entry_id:
+            if item.form != "record" and item.entry_id == entry_id:
                 block = parsed.blocks[item.place.block]
+                if not item.place.lines:
+                    return block.text.rstrip()
                 return "".join(block.lines[offset] for offset in item.place.lines).rstrip()
     return None
+
+
+def _may_hold_items(text: str) -> bool:
+    """Whether a journal may hold items other than records (session notes, dated sections, Light Sleep)."""
+    folded = text.casefold()
+    return "session notes" in folded or "## light sleep" in folded or _DATED_LINE.search(text) is not None
 
 
 def header_id(line: str) -> str | None:

@@ -8,7 +8,8 @@ An item is promoted when it is
 - `decision`: its kind is decision and its value MEDIUM (a decision has ongoing value unless LOW);
 - `recurring`: another entry with a similar title (apm_git.model.titles) is in a journal of
   another day at most `deep_sleep.look_back_days` away, or already in a category file.
-`pending` and `anchor` items are never promoted: they stay until their journal is archived.
+`pending` and `anchor` items are never promoted: they stay until their journal is archived;
+nor is an OpenClaw Light Sleep candidate of confidence below 0.8 (value LOW).
 The first occurrence of an id (oldest journal, first in file) is the one promoted; identical
 copies of it (same id and text) go with it; a copy with other text stays where it is.
 
@@ -36,6 +37,7 @@ from apm_git.dreaming.score import budget_order, protected, record_score
 from apm_git.dreaming.titleindex import TitleIndex
 from apm_git.model.fitness import VALUES, Fitness
 from apm_git.model.records import Record, RecordFile, parse, set_field
+from apm_git.model.sections import LIGHT_SLEEP
 from apm_git.model.titles import title_words
 
 NEVER_PROMOTED = ("pending", "anchor")
@@ -131,6 +133,8 @@ def _candidates(
         item = group[0]
         if item.kind in NEVER_PROMOTED:
             continue
+        if item.form == LIGHT_SLEEP and item.fitness.decision_value == "LOW":
+            continue  # OpenClaw's own low-confidence candidates (most are chat lines) stay in the journal
         copies = tuple(other for other in group[1:] if other.content_key == item.content_key)
         kept += [
             Kept(entry_id, other.journal, f"same id as the entry in {item.journal} with other text")

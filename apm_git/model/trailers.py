@@ -9,7 +9,7 @@ FLUSH_TRIGGERS = ("manual", "pre-compact", "session-end", "idle")
 # The trailers of a consolidation commit that move or mark an entry, and the verb each stands for.
 CONSOLIDATION = {
     "Apm-Promote": "promote", "Apm-Archive": "archive", "Apm-Move": "move",
-    "Apm-Supersede": "supersede", "Apm-Proven": "proven",
+    "Apm-Supersede": "supersede", "Apm-Proven": "proven", "Apm-Import": "import",
 }
 # A deliberate deletion: `Apm-Forget: <entry id> <file> — <reason>`, one per entry (`apm-git forget`).
 FORGET = "Apm-Forget"

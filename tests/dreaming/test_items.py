@@ -64,3 +64,24 @@ def test_entry_block_finds_records_and_note_items() -> None:
     )
     assert entry_block(text, "2026-04-05-the-cron-job-runs-in-utc") is None  # notes only count in journals
     assert entry_block(text, "2026-04-05-use-memcached") is None
+
+
+def test_dated_sections_and_light_sleep_candidates_are_items() -> None:
+    from tests.model.test_sections import LIGHT
+
+    dated = "## 2026-04-05 14:25 — Fixed the cron bug\n- The job ran in UTC.\n\n```\n## not a heading\n```\n\n"
+    text = "# 2026-04-05\n\n" + dated + LIGHT
+    items = collect_items("2026-04-05.md", DAY, parse(text))
+    assert [(item.form, item.kind, item.entry_id, item.fitness.decision_value) for item in items] == [
+        ("dated", "lesson", "2026-04-05-fixed-the-cron-bug", "MEDIUM"),
+        ("light-sleep", "context", "2026-04-05-reflections-theme-assistant-kept-surfacing-across-909", "HIGH"),
+        ("light-sleep", "context", "2026-04-05-assistant-heartbeat-ok", "LOW"),
+    ]
+    record = items[0].record
+    assert record.ok and record.body == "The job ran in UTC."
+    assert record.field("Source") == 'heading "## 2026-04-05 14:25 — Fixed the cron bug"'
+    assert record.extra_lines == ["- The job ran in UTC.", "", "```", "## not a heading", "```"]
+    assert items[0].place.lines == ()
+    assert items[1].fitness.hit_count == 3 and items[1].place.lines == (2, 3, 4, 5, 6)
+    assert entry_block(text, items[0].entry_id, DAY) == dated.rstrip()
+    assert entry_block(text, items[2].entry_id, DAY) == "- Candidate: Assistant: HEARTBEAT_OK\n  - confidence: 0.00"

@@ -201,3 +201,27 @@ def test_a_journal_with_an_item_kept_out_for_room_does_not_move() -> None:
     plan = plan_deep_sleep(memory, TODAY, tight)
     assert [k.reason for k in plan.kept] == ["no room in memory/lessons.md (budget 8 lines)"]
     assert plan.journal_moves == []  # it still has something to promote
+
+
+def test_dated_sections_and_confident_light_sleep_candidates_are_promoted() -> None:
+    from tests.model.test_sections import LIGHT
+
+    text = ("# 2026-04-08\n\n## 2026-04-08 — Fixed the cron bug\n- The job ran in UTC.\n\n"
+            "## 2026-04-08 Evening notes\n- nothing special\n\n" + LIGHT)
+    memory = memory_of({"2026-04-08.md": text})
+    plan = plan_deep_sleep(memory, TODAY, CONFIG)
+    assert [(p.entry_id, p.target, p.reason) for p in plan.promotions] == [
+        ("2026-04-08-fixed-the-cron-bug", "lessons.md", "lesson"),
+        ("2026-04-08-reflections-theme-assistant-kept-surfacing-across-909", "project-context.md", "high-value"),
+    ]
+    changes = execute_deep_sleep(plan, memory, CONFIG, {})
+    left = changes.writes["2026-04-08.md"]
+    assert "cron bug" not in left and "## 2026-04-08 Evening notes\n- nothing special\n" in left
+    assert "- Candidate: Assistant: HEARTBEAT_OK\n  - confidence: 0.00\n" in left  # LOW: stays
+    assert "<!-- openclaw:dreaming:light:start -->" in left and "Reflections" not in left
+    (reflection,) = parse(changes.writes["project-context.md"]).entries
+    assert reflection.extra_lines[0].startswith("- Candidate: Reflections: Theme:")  # every line kept verbatim
+    assert reflection.extra_lines[1:] == [line for line in LIGHT.splitlines() if line.startswith("  - ")][:4]
+    lesson = parse(changes.writes["lessons.md"]).entries[0]
+    assert lesson.extra_lines == ["- The job ran in UTC."] and lesson.title == "Fixed the cron bug"
+    assert lesson.field("Source") == 'heading "## 2026-04-08 — Fixed the cron bug"; memory/2026-04-08.md'

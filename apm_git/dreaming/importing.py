@@ -1,0 +1,240 @@
+"""`apm-git import`, planned and carried out on texts: free-form dated sections and session notes become records.
+
+What is imported, in place (the text stays in its file, where it was):
+- in a journal, each dated section (`## 2026-04-01 — Title`) becomes the record deep sleep would
+  read it as (apm_git.dreaming.items.dated_record: every line under the heading kept verbatim, the
+  heading in `Source:`), and each labelled line of `## HH:MM — Session Notes` becomes a record placed
+  right after its notes, the labelled line and its continuation lines kept verbatim as its longer body
+  (the notes' heading and other lines stay);
+- in a category file (decisions.md, …), each dated section becomes a record of the kind routed to
+  that file.
+Nothing else is touched: records, ordinary sections, Light Sleep blocks.  An item whose entry id is
+already used (anywhere in the memory or earlier in the same import) is skipped, with the reason.
+No line is dropped: each line of a file before the import is in it afterwards (a dated heading inside
+the `Source:` field of its record).
+"""
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import functools
+from collections.abc import Mapping
+from typing import Any
+
+from apm_git import layout
+from apm_git.config import KINDS
+from apm_git.dreaming.edit import keep_end, rewrite
+from apm_git.dreaming.items import NOTE_VALUE, collect_items, dated_record
+from apm_git.dreaming.plan import PLAN_VERSION, PlanRefused
+from apm_git.model.fitness import Fitness
+from apm_git.model.records import Block, Record, RecordFile, parse, render_record, reparse, split_lines, strip_eol
+from apm_git.model.sections import DATED, section_kind
+from apm_git.names import memory_rel, repo_rel
+
+STAGE = "import"
+FORMS = {DATED: "dated section", "note": "session note"}
+
+
+@dataclasses.dataclass(frozen=True)
+class ImportItem:
+    entry_id: str
+    file: str  # memory-relative
+    line: int  # 1-based: the dated heading, or the session-note line
+    form: str  # "dated" or "note"
+    kind: str
+    title: str
+
+
+@dataclasses.dataclass(frozen=True)
+class Skipped:
+    file: str
+    line: int
+    reason: str
+
+
+@dataclasses.dataclass
+class ImportPlan:
+    day: dt.date
+    items: list[ImportItem] = dataclasses.field(default_factory=list)
+    skipped: list[Skipped] = dataclasses.field(default_factory=list)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Source:
+    item: ImportItem
+    block: int
+    offsets: tuple[int, ...]  # () for a whole dated section
+    record: Record
+
+
+def plan_import(files: Mapping[str, str], routing: Mapping[str, str], taken: Mapping[str, str],
+                today: dt.date) -> ImportPlan:
+    """`files`: texts of the journals and category files by memory-relative path; `routing`: kind -> file;
+    `taken`: entry id -> where it already is."""
+    plan = ImportPlan(today)
+    for source in _sources(files, routing, taken, plan.skipped):
+        plan.items.append(source.item)
+    return plan
+
+
+def execute_import(plan: ImportPlan, files: Mapping[str, str], routing: Mapping[str, str],
+                   taken: Mapping[str, str]) -> dict[str, str]:
+    """The new texts of the files the plan imports from; a plan that no longer matches them is refused."""
+    found = {(s.item.file, s.item.entry_id): s for s in _sources(files, routing, taken, [])}
+    chosen: dict[str, list[tuple[_Source, str]]] = {}
+    problems = []
+    for item in plan.items:
+        source = found.get((item.file, item.entry_id))
+        if source is None:
+            problems.append(f"{item.entry_id}: no such section in {item.file} now")
+        elif item.kind not in KINDS:
+            problems.append(f"{item.entry_id}: kind {item.kind!r} is not one of {', '.join(KINDS)}")
+        else:
+            chosen.setdefault(item.file, []).append((source, item.kind))
+    if problems:
+        raise PlanRefused("; ".join(problems) + "; nothing was changed — print a fresh plan with "
+                          "`apm-git import --plan`")
+    writes = {}
+    for name, sources in chosen.items():
+        parsed = parse(files[name])
+        writes[name] = keep_end(files[name], rewrite(parsed, _replacements(parsed, sources)))
+    return writes
+
+
+def _replacements(parsed: RecordFile, sources: list[tuple[_Source, str]]) -> dict[int, Block | None]:
+    newline = parsed.newline
+    by_block: dict[int, list[tuple[_Source, str]]] = {}
+    for source, kind in sources:
+        by_block.setdefault(source.block, []).append((source, kind))
+    replace: dict[int, Block | None] = {}
+    for index, group in by_block.items():
+        block = parsed.blocks[index]
+        records = [_with_kind(source.record, kind, newline) for source, kind in group]
+        if not group[0][0].offsets:  # a dated section: the record stands in its place
+            lines = split_lines(records[0])
+        else:  # session notes: the rest of the notes, then a record per item
+            taken = {offset for source, _ in group for offset in source.offsets}
+            kept = [line for offset, line in enumerate(block.lines) if offset not in taken]
+            if kept and not kept[-1].endswith("\n"):
+                kept[-1] += newline
+            if kept and strip_eol(kept[-1]).strip():
+                kept.append(newline)
+            lines = kept + split_lines("".join(records))
+        replace[index] = Block(lines, block.line_no)
+    return replace
+
+
+def _with_kind(record: Record, kind: str, newline: str) -> str:
+    lines = [strip_eol(line) for line in record.lines]
+    tags = next(field for field in record.fields if field.name == "Tags")
+    lines[tags.offset] = f"- Tags: {kind}"
+    while lines and not lines[-1].strip():
+        lines.pop()
+    return newline.join(lines) + newline + newline
+
+
+def _sources(files: Mapping[str, str], routing: Mapping[str, str], taken: Mapping[str, str],
+             skipped: list[Skipped]) -> list[_Source]:
+    kind_of_file: dict[str, str] = {}
+    for kind, name in routing.items():
+        kind_of_file.setdefault(name, kind)
+    seen: dict[str, str] = {}
+    found = []
+    for name in sorted(files):
+        parsed = parse(files[name])
+        day = layout.journal_date(name)
+        if day is not None:
+            candidates = _journal_sources(name, day, parsed)
+        elif name in kind_of_file:
+            candidates = _category_sources(name, parsed, kind_of_file[name])
+        else:
+            continue
+        for source in candidates:
+            item = source.item
+            where = taken.get(item.entry_id) or seen.get(item.entry_id)
+            if where is not None:
+                skipped.append(Skipped(name, item.line, f"entry id {item.entry_id} is already used in {where}"))
+                continue
+            seen[item.entry_id] = f"{name}:{item.line}"
+            found.append(source)
+    return found
+
+
+def _journal_sources(name: str, day: dt.date, parsed: RecordFile) -> list[_Source]:
+    found = []
+    newline = parsed.newline
+    for item in collect_items(name, day, parsed):
+        block = parsed.blocks[item.place.block]
+        if item.form == DATED:
+            record = dated_record(block, newline=newline)
+            assert record is not None
+            found.append(_Source(ImportItem(item.entry_id, name, block.line_no, DATED, item.kind, item.title),
+                                 item.place.block, (), record))
+        elif item.form == "note":
+            original = [strip_eol(block.lines[offset]) for offset in item.place.lines]
+            rendered = render_record(day, item.title, [item.kind], Fitness(day, 0, NOTE_VALUE), item.record.body,
+                                     extra_lines=original, newline=newline)
+            line = block.line_no + item.place.lines[0]
+            found.append(_Source(ImportItem(item.entry_id, name, line, "note", item.kind, item.title),
+                                 item.place.block, item.place.lines, reparse(split_lines(rendered))))
+    return found
+
+
+def _category_sources(name: str, parsed: RecordFile, kind: str) -> list[_Source]:
+    found = []
+    for index, block in enumerate(parsed.blocks):
+        if section_kind(block) != DATED:
+            continue
+        record = dated_record(block, kind, parsed.newline)
+        if record is not None:
+            found.append(_Source(ImportItem(record.id, name, block.line_no, DATED, kind, record.title),
+                                 index, (), record))
+    return found
+
+
+# --------------------------------------------------------------------------- JSON and trailers
+
+
+def import_json(plan: ImportPlan, prefix: str) -> dict[str, Any]:
+    at = functools.partial(repo_rel, prefix)
+    return {
+        "version": PLAN_VERSION,
+        "stage": STAGE,
+        "date": plan.day.isoformat(),
+        "import": [
+            {"id": i.entry_id, "file": at(i.file), "line": i.line, "form": i.form, "kind": i.kind, "title": i.title}
+            for i in plan.items
+        ],
+        "skipped": [{"file": at(s.file), "line": s.line, "reason": s.reason} for s in plan.skipped],
+    }
+
+
+def import_from_json(data: Any, prefix: str, today: dt.date) -> ImportPlan:
+    """A (possibly edited: items dropped, kinds changed) plan as printed by `import --plan`."""
+    if not isinstance(data, dict) or data.get("stage") != STAGE:
+        raise PlanRefused("the plan must be a JSON object as printed by `apm-git import --plan`")
+    if data.get("version", PLAN_VERSION) != PLAN_VERSION:
+        raise PlanRefused(f"plan version {data.get('version')!r} is not {PLAN_VERSION}; print a fresh plan")
+    items = data.get("import", [])
+    if not isinstance(items, list) or not all(isinstance(item, dict) for item in items):
+        raise PlanRefused("plan key 'import' must be a list of objects")
+    plan = ImportPlan(today)
+    for number, item in enumerate(items):
+        values = [item.get(key) for key in ("id", "file", "kind")]
+        if not all(isinstance(value, str) and value for value in values):
+            raise PlanRefused(f"import[{number}] needs 'id', 'file' and 'kind' (strings)")
+        entry, path, kind = (str(value) for value in values)
+        rel = memory_rel(prefix, path)
+        if rel is None or not rel or ".." in rel.split("/"):
+            raise PlanRefused(f"import[{number}].file {path!r} is outside the memory dir")
+        line = item.get("line", 0)
+        plan.items.append(ImportItem(entry, rel, line if isinstance(line, int) else 0, str(item.get("form", "")),
+                                     kind, str(item.get("title", ""))))
+    return plan
+
+
+def import_trailers(plan: ImportPlan, prefix: str) -> list[tuple[str, str]]:
+    return [
+        ("Apm-Import", f"{i.entry_id} {prefix}/{i.file}:{i.line} ({FORMS.get(i.form, i.form)}, {i.kind})")
+        for i in plan.items
+    ]

@@ -1,0 +1,196 @@
+"""`apm-git import`: dated sections and session notes become records in place, every line kept."""
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from apm_git.config import Config
+from apm_git.dreaming.importing import execute_import, import_from_json, import_json, plan_import
+from apm_git.dreaming.plan import PlanRefused
+from apm_git.model.records import parse
+from apm_git.repo import MemoryRepo
+from tests.conftest import Invoke, git, run_apm
+
+TODAY = dt.date(2026, 5, 20)
+ROUTING = Config().routing
+JOURNAL = (
+    "# 2026-05-12\n\n"
+    "## Morning\nfree text stays\n\n"
+    "## 2026-05-12 09:00 Europe/Lisbon — Fixed the backup bug\n"
+    "- The cron ran in UTC.\n"
+    "```\n## a fenced line\n```\n\n"
+    "## 14:30 — Session Notes\n"
+    "- **Decision:** Keep Postgres 15 — the pgvector build needs it\n"
+    "  (checked on staging)\n"
+    "- a plain line stays a plain line\n"
+    "- **Pending:** Ask Bob about the deploy window"
+)
+DECISIONS = (
+    "# Decisions\n\nSeed notes.\n\n"
+    "## 2026-05-13 — Email checks use gog only\n\n- Use `gog` only.\n- Stop and report otherwise.\n\n"
+    "## Not dated\n- stays\n"
+)
+
+
+def lines_kept(before: str, after: str) -> list[str]:
+    """The lines of `before` whose text is nowhere in `after` (a dated heading may be quoted in a field)."""
+    return [line for line in before.splitlines() if line.strip() and line.strip() not in after]
+
+
+def test_plan_and_carry_out_in_place_keeping_every_line() -> None:
+    files = {"2026-05-12.md": JOURNAL, "decisions.md": DECISIONS}
+    plan = plan_import(files, ROUTING, {}, TODAY)
+    assert [(i.entry_id, i.file, i.line, i.form, i.kind) for i in plan.items] == [
+        ("2026-05-12-fixed-the-backup-bug", "2026-05-12.md", 6, "dated", "lesson"),
+        ("2026-05-12-keep-postgres-15", "2026-05-12.md", 13, "note", "decision"),
+        ("2026-05-12-ask-bob-about-the-deploy-window", "2026-05-12.md", 16, "note", "pending"),
+        ("2026-05-13-email-checks-use-gog-only", "decisions.md", 5, "dated", "decision"),
+    ]
+    writes = execute_import(plan, files, ROUTING, {})
+    for name, before in files.items():
+        assert lines_kept(before, writes[name]) == [], name
+        assert parse(writes[name]).render() == writes[name]
+    journal = parse(writes["2026-05-12.md"])
+    assert [r.id for r in journal.entries] == [i.entry_id for i in plan.items[:3]]
+    assert journal.blocks[0].text == "## Morning\nfree text stays\n\n"
+    notes = journal.blocks[2]
+    assert notes.text == "## 14:30 — Session Notes\n- a plain line stays a plain line\n\n"
+    postgres = journal.entries[1]
+    assert postgres.body == "Keep Postgres 15 — the pgvector build needs it"
+    assert postgres.extra_lines == ["- **Decision:** Keep Postgres 15 — the pgvector build needs it",
+                                    "  (checked on staging)"]
+    assert writes["2026-05-12.md"].endswith("- **Pending:** Ask Bob about the deploy window")  # no newline added
+    (decision,) = parse(writes["decisions.md"]).entries
+    assert decision.title == "Email checks use gog only" and decision.kind == "decision"
+    assert decision.field("Source") == 'heading "## 2026-05-13 — Email checks use gog only"'
+    assert writes["decisions.md"].endswith("## Not dated\n- stays\n")
+
+
+def test_ids_already_used_are_skipped_and_a_stale_plan_is_refused() -> None:
+    files = {"decisions.md": DECISIONS + "## 2026-05-13 — Email checks use gog only\n- again\n"}
+    plan = plan_import(files, ROUTING, {"2026-05-12-x": "memory/archive/2026-05.md"}, TODAY)
+    assert len(plan.items) == 1
+    assert [(s.line, s.reason) for s in plan.skipped] == [
+        (12, "entry id 2026-05-13-email-checks-use-gog-only is already used in decisions.md:5"),
+    ]
+    edited = import_from_json(import_json(plan, "memory"), "memory", TODAY)
+    with pytest.raises(PlanRefused, match=r"no such section in decisions\.md now"):
+        execute_import(edited, {"decisions.md": "# Decisions\n"}, ROUTING, {})
+    data = import_json(plan, "memory")
+    data["import"][0]["kind"] = "mood"
+    with pytest.raises(PlanRefused, match="kind 'mood' is not one of"):
+        execute_import(import_from_json(data, "memory", TODAY), files, ROUTING, {})
+    data["import"][0]["kind"] = "lesson"  # a person may change the kind
+    writes = execute_import(import_from_json(data, "memory", TODAY), files, ROUTING, {})
+    (lesson,) = parse(writes["decisions.md"]).entries
+    assert lesson.kind == "lesson"
+    with pytest.raises(PlanRefused, match="outside the memory dir"):
+        import_from_json({"stage": "import", "import": [{"id": "a", "file": "../x.md", "kind": "lesson"}]},
+                         "memory", TODAY)
+
+
+def test_import_shows_the_plan_then_applies_it_as_one_commit(repo: MemoryRepo, run_cli: Invoke,
+                                                             tmp_path: Path) -> None:
+    (repo.memory / "2026-05-12.md").write_text(JOURNAL, encoding="utf-8")
+    (repo.memory / "decisions.md").write_text(DECISIONS, encoding="utf-8")
+    root = str(repo.root)
+    env = {"APM_GIT_NOW": "2026-05-20T09:00:00+00:00"}
+    shown = run_cli("--repo", root, "import", env=env)
+    assert shown.exit_code == 0 and shown.stdout.startswith("apm-git: import would turn 4 section(s) into records")
+    assert "  import: 2026-05-13-email-checks-use-gog-only memory/decisions.md:5 (dated, decision)" in shown.stdout
+    assert json.loads(run_cli("--repo", root, "--json", "import", env=env).stdout)["stage"] == "import"
+    plan = run_cli("--repo", root, "import", "--plan", env=env)
+    data = json.loads(plan.stdout)
+    data["import"] = [item for item in data["import"] if item["kind"] != "pending"]  # edited: one dropped
+    (tmp_path / "plan.json").write_text(json.dumps(data), encoding="utf-8")
+    head = git(repo.root, "rev-parse", "HEAD").strip()
+    ran = run_cli("--repo", root, "import", "--apply", str(tmp_path / "plan.json"), env=env)
+    assert ran.exit_code == 0, ran.stderr
+    subjects = git(repo.root, "log", "--format=%s", f"{head}..HEAD").splitlines()
+    assert subjects[0] == "memory: import 3 sections as records" and subjects[1].startswith("memory: flush")
+    trailers = git(repo.root, "log", "-1", "--format=%(trailers:key=Apm-Import,valueonly)").split("\n")
+    assert [t for t in trailers if t] == [
+        "2026-05-12-fixed-the-backup-bug memory/2026-05-12.md:6 (dated section, lesson)",
+        "2026-05-12-keep-postgres-15 memory/2026-05-12.md:13 (session note, decision)",
+        "2026-05-13-email-checks-use-gog-only memory/decisions.md:5 (dated section, decision)",
+    ]
+    assert "- **Pending:** Ask Bob" in (repo.memory / "2026-05-12.md").read_text(encoding="utf-8")
+    lint = run_cli("--repo", root, "lint", "--from-ref", "HEAD~1", "--to-ref", "HEAD")
+    assert "apm-record-format" not in lint.stdout, lint.stdout
+    history = run_cli("--repo", root, "history", "2026-05-13-email-checks-use-gog-only")
+    assert "import" in history.stdout
+    # Applying the same plan again: the sections are records now.
+    again = run_cli("--repo", root, "import", "--apply", str(tmp_path / "plan.json"), env=env)
+    assert again.exit_code == 1 and "no such section in" in again.stderr
+    # Deep sleep now promotes the imported lesson.
+    promoted = run_cli("--repo", root, "deep-sleep", env=env)
+    assert "2026-05-12-fixed-the-backup-bug memory/2026-05-12.md -> memory/lessons.md" in promoted.stdout
+
+
+def test_a_plan_that_is_not_json_is_one_line(repo: MemoryRepo, run_cli: Invoke, tmp_path: Path) -> None:
+    (tmp_path / "plan.json").write_text("{nope", encoding="utf-8")
+    ran = run_cli("--repo", str(repo.root), "import", "--apply", str(tmp_path / "plan.json"))
+    assert ran.exit_code == 1 and "not valid JSON" in ran.stderr and "apm-git import --plan" in ran.stderr
+    both = run_cli("--repo", str(repo.root), "import", "--plan", "--apply", str(tmp_path / "plan.json"))
+    assert both.exit_code == 2
+
+
+CASES = Path(os.environ.get("APM_GIT_REALWORLD", Path(__file__).resolve().parents[2] / "shared/realworld/cases"))
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not CASES.is_dir(), reason=f"the real workspaces are not here ({CASES}); set APM_GIT_REALWORLD")
+def test_import_on_every_real_workspace_drops_no_line(tmp_path: Path) -> None:
+    for case in sorted(path for path in CASES.iterdir() if path.is_dir()):
+        work = tmp_path / case.name
+        shutil.copytree(case, work, ignore=shutil.ignore_patterns("SOURCE.txt"))
+        before = {path: path.read_bytes() for path in (work / "memory").rglob("*.md")}
+        assert run_apm("init", "--no-install", cwd=work).exit_code == 0
+        plan = run_apm("import", "--plan", cwd=work)
+        assert plan.exit_code == 0, (case.name, plan.stderr)
+        ran = run_apm("import", "--apply", "-", cwd=work, input=plan.stdout)
+        assert ran.exit_code == 0, (case.name, ran.stderr)
+        for path, data in before.items():
+            if path.name == "INDEX.md":
+                continue  # adoption's business (it moves a hand-kept index aside)
+            text = data.decode("utf-8", "replace")
+            assert lines_kept(text, path.read_text(encoding="utf-8", errors="replace")) == [], (case.name, path)
+        lint = run_apm("lint", "--from-ref", "HEAD~1", "--to-ref", "HEAD", cwd=work)
+        assert "apm-record-format" not in lint.stdout, (case.name, lint.stdout)
+
+
+SECTIONS = (
+    "## 2026-05-12 — Fixed the backup bug\n- The cron ran in UTC.\n",
+    "## 2026-05-12 10:15 (Asia/Jakarta)\nChecked the deploy window\n\n",
+    "## 2026-05-13\n",  # nothing under it: not imported
+    "## 14:30 — Session Notes\n- **Decision:** Keep Postgres — pgvector\n  (staging)\n- plain line\n\n",
+    "## 09:00 — Session Notes\n- **Lesson:** Retry the upload — flaky network\n",
+    "## Notes\nfree text\n\n",
+    "```\n## 2026-05-12 — fenced, not a heading\n```\n",
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.sampled_from(SECTIONS), max_size=6), st.sampled_from(["\n", "\r\n"]), st.booleans())
+def test_import_never_drops_a_line(sections: list[str], newline: str, no_final_newline: bool) -> None:
+    text = ("# 2026-05-12\n\n" + "".join(sections)).replace("\n", newline)
+    if no_final_newline:
+        text = text.rstrip("\r\n")
+    files = {"2026-05-12.md": text, "decisions.md": text.replace("# 2026-05-12", "# Decisions")}
+    plan = plan_import(files, ROUTING, {}, TODAY)
+    writes = execute_import(plan, files, ROUTING, {})
+    for name, before in files.items():
+        after = writes.get(name, before)
+        assert lines_kept(before, after) == [], (name, before, after)
+        assert parse(after).render() == after
+        assert after.endswith(newline) == before.endswith(newline)  # the file ends as it did
+    imported = {(item.file, item.entry_id) for item in plan.items}
+    found = {(name, record.id) for name, text in writes.items() for record in parse(text).entries}
+    assert imported <= found  # every item is a well-formed record where it was
