@@ -2,12 +2,17 @@
 from __future__ import annotations
 
 import datetime as dt
+import time
 from collections.abc import Collection, Mapping
 
-from apm_git import layout, names
+from apm_git import cache, layout, names
 from apm_git.model import index_md
 from apm_git.model.records import parse
-from apm_git.repo import MemoryRepo, TooLarge, megabytes
+from apm_git.repo import MemoryRepo, TooLarge, UnreadableFile, megabytes
+from apm_git.search import sections
+
+OTHERS_CACHE = "index-files.cache"  # per file: size, mtime, lines, last date, hint
+RACY_NS = 2_000_000_000  # a file changed this recently may change again within the same mtime
 
 
 def build_index(
@@ -54,8 +59,71 @@ def build_index(
             summaries.append(_unread(repo, name, error))
             continue
         if text is not None:
-            summaries.append(index_md.summarize(name, parse(text)))
-    return index_md.render(today, categories, summaries, conflicts, budget)
+            summaries.append(_journal(name, text))
+    listed = {names.INDEX, *live, *repo.config.routing.values()}
+    others = _others(repo, listed, exclude, instead)
+    return index_md.render(today, categories, summaries, conflicts, budget, others,
+                           repo.config.budget_for(names.INDEX))
+
+
+def _others(
+    repo: MemoryRepo, listed: Collection[str], exclude: Collection[str], instead: Mapping[str, str | None],
+) -> list[index_md.OtherFile]:
+    """Every other Markdown file of the memory dir (not groups/ or main/, which have their own indexes;
+    not hidden folders), summarized; a file whose size and mtime are as last time is not read again."""
+    path = repo.state_dir / OTHERS_CACHE
+    stored = cache.read(path)
+    known: dict[str, tuple[int, int, int, str, str]] = stored if isinstance(stored, dict) else {}
+    fresh: dict[str, tuple[int, int, int, str, str]] = {}
+    racy = time.time_ns() - RACY_NS
+    found = []
+    on_disk = list(repo.markdown_files())
+    for rel in sorted({*on_disk, *(name for name in instead if name.endswith(".md"))}):
+        top = rel.split("/", 1)[0]
+        if rel in listed or rel in exclude or top in (names.GROUPS, names.MAIN) or top.startswith("."):
+            continue
+        if rel in instead:  # a withheld file (its committed text) or what a consolidation writes: never cached
+            given = instead[rel]
+            if given is not None:  # None: a consolidation moves it away
+                found.append(_summary(rel, given))
+            continue
+        try:
+            st = (repo.memory / rel).stat()
+            row = known.get(rel)
+            if row is None or row[:2] != (st.st_size, st.st_mtime_ns):
+                summary = _summary(rel, repo.read(rel) or "")
+                row = (st.st_size, st.st_mtime_ns if st.st_mtime_ns < racy else -1, summary.lines,
+                       summary.last_updated, summary.hint)
+        except TooLarge as error:
+            found.append(index_md.OtherFile(rel, repo.count_lines(rel), "—", f"not indexed: {megabytes(error.size)}"))
+            continue
+        except UnreadableFile:
+            found.append(index_md.OtherFile(rel, 0, "—", "not valid UTF-8"))
+            continue
+        except OSError:
+            continue
+        fresh[rel] = row
+        found.append(index_md.OtherFile(rel, row[2], row[3], row[4]))
+    if fresh != known:
+        cache.write(path, fresh)
+    archived = [other for other in found if other.name.startswith(f"{names.ARCHIVE}/")]
+    rest = [other for other in found if not other.name.startswith(f"{names.ARCHIVE}/")]
+    return rest + ([index_md.archive_row(f"{names.ARCHIVE}/", archived)] if archived else [])
+
+
+def _journal(name: str, text: str) -> index_md.FileSummary:
+    return index_md.summarize(name, parse(text), headings=tuple(_headings(name, text)))
+
+
+def _summary(rel: str, text: str) -> index_md.OtherFile:
+    return index_md.summarize_other(rel, text, _headings(rel, text))
+
+
+def _headings(rel: str, text: str) -> list[str]:
+    """The headings of a file's sections (a front matter's name counts; the file's own name does not)."""
+    stem = rel.rsplit("/", 1)[-1].removesuffix(".md")
+    return [section.heading for section in sections.split(text, rel)
+            if section.heading != stem or section.text.lstrip().startswith("#")]
 
 
 def _unread(repo: MemoryRepo, name: str, error: TooLarge) -> index_md.FileSummary:

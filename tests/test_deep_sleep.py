@@ -124,7 +124,9 @@ def test_old_journal_moves_as_a_pure_rename_that_log_follow_keeps(repo: MemoryRe
     assert ("Apm-Move", "memory/2026-03-20.md -> memory/archive/journals/2026-03-20.md") in commit_trailers(repo.root)
     follow = git(repo.root, "log", "--follow", "--format=%s", "--", "memory/archive/journals/2026-03-20.md")
     assert follow.splitlines()[-1].startswith("memory: flush")  # the history before the move is kept
-    assert "2026-03-20" not in (repo.memory / "INDEX.md").read_text()
+    index = (repo.memory / "INDEX.md").read_text()
+    assert "2026-03-20" not in index.split("## Daily Journals")[1]  # no longer a live journal
+    assert "| archive/ |" in index and "1 archived file:" in index
     assert lint_findings(repo) == []
 
 

@@ -53,3 +53,46 @@ def test_a_missing_category_file_is_left_out(repo: MemoryRepo, run_cli: Invoke) 
     assert "people.md" not in text and "| tools-config.md |" in text
     ran = run_cli("--repo", str(repo.root), "index", env={"APM_GIT_NOW": "2026-04-07"})
     assert "up to date" in ran.stdout
+
+
+def test_the_index_lists_every_memory_file_with_a_hint(repo: MemoryRepo, run_cli: Invoke) -> None:
+    fill(repo)
+    (repo.memory / "projects").mkdir()
+    (repo.memory / "projects/billing.md").write_text("# Billing\n\n## Invoices\n\nMonthly.\n\n## 2026-03-09 Refunds\n\n"
+                                                     "Within 14 days.\n")
+    (repo.memory / "working-notes.md").write_text("Just a line of notes, no heading.\n")
+    (repo.memory / ".dreams").mkdir()
+    (repo.memory / ".dreams/state.md").write_text("# hidden\n")
+    assert run_cli("--repo", str(repo.root), "flush").exit_code == 0  # creates main/ and the groups' files
+    text = build_index(repo, DAY)
+    assert "| projects/billing.md | 9 | 2026-03-09 | Invoices, 2026-03-09 Refunds |" in text
+    assert "| working-notes.md | 1 | — | Just a line of notes, no heading. |" in text
+    assert "main/" not in text and "groups/" not in text and ".dreams" not in text
+    assert "| Total files: 9 |" in text  # 5 category files, 2 journals, 2 others
+    journals = text.split("## Daily Journals")[1]
+    assert "| 2026-04-06 | ✅ | Fixed cron |" in journals
+    (repo.memory / "INDEX.md").write_text(text)
+    assert run_cli("--repo", str(repo.root), "lint", "--all").exit_code == 0
+
+
+def test_too_many_files_are_summarized_by_folder(repo: MemoryRepo, run_cli: Invoke) -> None:
+    fill(repo)
+    for folder in ("notes", "research"):
+        (repo.memory / folder).mkdir()
+        for number in range(40):
+            (repo.memory / folder / f"n{number:02d}.md").write_text(f"# Note {number}\n\n## Topic {number}\n\nText.\n")
+    for number in range(60):
+        (repo.memory / f"top-{number:02d}.md").write_text(f"# Top {number}\n")
+    text = build_index(repo, DAY)
+    lines = text.splitlines()
+    assert len(lines) <= 80  # the INDEX.md budget
+    assert "| notes/ | 200 | — | 40 files: n00, n01, n02" in text and "| research/ | 200 |" in text
+    assert "| top-00.md | 1 | — | Top 0 |" in text
+    more = next(line for line in lines if line.startswith("| ("))
+    assert more.startswith("| (") and "more files) |" in more
+    assert f"| Total files: {5 + 2 + 80 + 60} |" in text
+    (repo.memory / "INDEX.md").write_text(text)
+    assert run_cli("--repo", str(repo.root), "lint", "--all").exit_code == 0
+    (repo.memory / "research").rename(repo.memory / "studies")  # the index now names a folder that is gone
+    ran = run_cli("--repo", str(repo.root), "lint", "--all")
+    assert ran.exit_code == 1 and "names the folder research/, which holds no memory file" in ran.stdout

@@ -30,7 +30,12 @@ def validate(snap: Snapshot) -> Iterator[Finding]:
         yield Finding(path, line, ID, f"{problem}; {FIX}")
     present = {rel for rel in map(snap.rel, snap.files) if rel is not None}
     for name, line in sorted(reading.files.items()):
-        if name not in present:
+        if name.startswith("("):  # "(N more files)": a summary row
+            continue
+        if name.endswith("/"):  # a folder summarized in one row
+            if not any(rel.startswith(name) for rel in present):
+                yield Finding(path, line, ID, f"names the folder {name}, which holds no memory file; {FIX}")
+        elif name not in present:
             yield Finding(path, line, ID, f"names {name}, which does not exist; {FIX}")
     for day, line in sorted(reading.journals.items()):
         if f"{day}.md" not in present:

@@ -11,7 +11,7 @@ import dataclasses
 import datetime as dt
 import re
 
-from apm_git.model.records import Record, RecordFile, strip_eol
+from apm_git.model.records import Record, RecordFile, count_lines, strip_eol
 from apm_git.model.tables import table_cells
 
 TITLE = "# Memory Index"
@@ -43,17 +43,88 @@ class FileSummary:
 
 
 @dataclasses.dataclass(frozen=True)
+class OtherFile:
+    """A Markdown file of the memory dir that is neither a category file nor a journal, or (`files` > 1)
+    a folder of such files summarized in one row."""
+
+    name: str  # memory-relative; a folder ends with "/"
+    lines: int
+    last_updated: str
+    hint: str
+    files: int = 1
+
+
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+HINT_CHARS = 90
+
+
+def summarize_other(name: str, text: str, headings: list[str]) -> OtherFile:
+    """Lines, the newest date in its name or headings, and a hint from its headings (its first line
+    when it has none)."""
+    dates = _DATE.findall(name) + [date for heading in headings for date in _DATE.findall(heading)]
+    shown = list(dict.fromkeys(heading for heading in headings[1:] if heading)) if len(headings) > 1 else headings
+    hint = ", ".join(shown[:3])
+    if not hint:
+        hint = next((line.strip("#-*> ").strip() for line in text.splitlines() if line.strip()), "")
+    hint = hint if len(hint) <= HINT_CHARS else hint[: HINT_CHARS - 1].rstrip() + "…"
+    return OtherFile(name, count_lines(text), max(dates) if dates else "—", hint or "—")
+
+
+def fit_others(others: list[OtherFile], room: int | None) -> list[OtherFile]:
+    """The rows for `others` within `room` rows: each file, or when they are too many, the files at the
+    top of the memory dir each and the others one row per folder; what still does not fit, one row."""
+    if room is None or len(others) <= room:
+        return others
+    top = [other for other in others if "/" not in other.name]
+    folders: dict[str, list[OtherFile]] = {}
+    for other in others:
+        if "/" in other.name and not other.name.endswith("/"):
+            folders.setdefault(other.name.split("/", 1)[0] + "/", []).append(other)
+    rows = [_folder(name, files) for name, files in folders.items()]
+    rows += [other for other in others if other.name.endswith("/")]  # summarized already (the archive)
+    left = max(room - len(rows), 1)
+    if len(top) > left:
+        rest = top[left - 1:]
+        more = OtherFile(f"({len(rest)} more files)", sum(other.lines for other in rest), _newest(rest),
+                         "`apm-git search` finds their sections", len(rest))
+        top = [*top[: left - 1], more]
+    return top + rows
+
+
+def _folder(name: str, files: list[OtherFile]) -> OtherFile:
+    stems = ", ".join(dict.fromkeys(other.name.rsplit("/", 1)[-1].removesuffix(".md") for other in files))
+    hint = f"{len(files)} file{'s' if len(files) != 1 else ''}: {stems}"
+    hint = hint if len(hint) <= HINT_CHARS else hint[: HINT_CHARS - 1].rstrip() + "…"
+    return OtherFile(name, sum(other.lines for other in files), _newest(files), hint, len(files))
+
+
+def archive_row(name: str, files: list[OtherFile]) -> OtherFile:
+    """The archive in one row: it is L3, found by `search --archive`, never worth L1's lines."""
+    return dataclasses.replace(_folder(name, files),
+                               hint=f"{len(files)} archived file{'s' if len(files) != 1 else ''}: "
+                                    "`apm-git search --archive` finds their entries")
+
+
+def _newest(files: list[OtherFile]) -> str:
+    dated = [other.last_updated for other in files if other.last_updated != "—"]
+    return max(dated) if dated else "—"
+
+
+@dataclasses.dataclass(frozen=True)
 class Conflict:
     entry: str
     file: str
     what: str
 
 
-def summarize(name: str, parsed: RecordFile, recent: int = 3) -> FileSummary:
+def summarize(name: str, parsed: RecordFile, recent: int = 3, headings: tuple[str, ...] = ()) -> FileSummary:
+    """A file's lines, newest record date and recent entries: its newest records' titles, else its
+    session notes' items, else (free-form memory) its first headings below the title."""
     records = [record for record in parsed.records if record.day is not None]
     dates = [record.date for record in records]
     newest = sorted(records, key=lambda record: record.date, reverse=True)[:recent]
-    titles = tuple(record.title for record in newest) or _session_items(parsed.render(), recent)
+    titles = (tuple(record.title for record in newest) or _session_items(parsed.render(), recent)
+              or tuple(dict.fromkeys(headings[1:]))[:recent])
     return FileSummary(name, parsed.line_count, max(dates) if dates else "—", titles)
 
 
@@ -78,9 +149,17 @@ def render(
     journals: list[FileSummary],
     conflicts: list[Conflict],
     budget: int,
+    others: list[OtherFile] | None = None,
+    index_budget: int | None = None,
 ) -> str:
-    """`categories` holds (kind, file, summary) in routing order; journals newest first."""
-    total = len(categories) + len(journals)
+    """`categories` holds (kind, file, summary) in routing order; journals newest first; `others` every
+    other Markdown file, listed one by one while INDEX.md stays within `index_budget` lines, else
+    summarized by folder."""
+    others = others or []
+    if others and index_budget is not None:
+        room = index_budget - render(today, categories, journals, conflicts, budget).count("\n")
+        others = fit_others(others, max(room, 1))
+    total = len(categories) + len(journals) + sum(other.files for other in others)
     lines = [
         TITLE,
         "",
@@ -97,8 +176,9 @@ def render(
         ON_DEMAND,
         "",
         *_table(ON_DEMAND_HEADER, [
-            (summary.name, str(summary.lines), summary.last_updated, HINTS.get(kind, kind))
-            for kind, _, summary in categories if kind not in HOT_KINDS
+            *((summary.name, str(summary.lines), summary.last_updated, HINTS.get(kind, kind))
+              for kind, _, summary in categories if kind not in HOT_KINDS),
+            *((other.name, str(other.lines), other.last_updated, other.hint) for other in others),
         ]),
         "",
         JOURNALS,

@@ -228,17 +228,23 @@ class Index:
         self.db.execute("DELETE FROM files WHERE path = ?", (path,))
 
     def _add(self, path: str, text: str) -> None:
+        found = sections.split(text, path)
+        if not found:
+            return
         place = path.replace("/", " ").replace("-", " ").replace("_", " ").removesuffix(".md")
-        for section in sections.split(text, path):
-            cursor = self.db.execute(
-                "INSERT INTO sections(path, line, last, heading, trail, entry_id, text) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (path, section.line, section.end, section.heading, section.trail, section.entry_id, section.text),
-            )
-            self.db.execute(
-                "INSERT INTO fts(rowid, heading, body, place) VALUES (?, ?, ?, ?)",
-                (cursor.lastrowid, terms.fts_text(section.heading), terms.fts_text(section.text),
-                 terms.fts_text(f"{place} {section.trail}")),
-            )
+        first = self.db.execute("SELECT coalesce(max(id), 0) + 1 FROM sections").fetchone()[0]
+        ids = range(first, first + len(found))
+        self.db.executemany(
+            "INSERT INTO sections(id, path, line, last, heading, trail, entry_id, text) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [(id_, path, section.line, section.end, section.heading, section.trail, section.entry_id, section.text)
+             for id_, section in zip(ids, found, strict=True)],
+        )
+        self.db.executemany(
+            "INSERT INTO fts(rowid, heading, body, place) VALUES (?, ?, ?, ?)",
+            [(id_, terms.fts_text(section.heading), terms.fts_text(section.text),
+              terms.fts_text(f"{place} {section.trail}")) for id_, section in zip(ids, found, strict=True)],
+        )
 
     def search(self, wanted: list[terms.Term], *, limit: int, archive: bool | None = None,
                under: str | None = None) -> tuple[list[Hit], int]:
