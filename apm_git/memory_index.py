@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 import time
 from collections.abc import Collection, Mapping
 
@@ -134,9 +135,21 @@ def _unread(repo: MemoryRepo, name: str, error: TooLarge) -> index_md.FileSummar
 def refresh_index(
     repo: MemoryRepo, today: dt.date, exclude: Collection[str] = (), instead: Mapping[str, str] = {},
 ) -> bool:
-    """Rewrite INDEX.md when its text would change; True when it did."""
+    """Rewrite INDEX.md when its text would change beyond the "Last rebuilt" date; True when it did.
+
+    A rebuild that would only move the date is no change: `apm-git index` and a flush with nothing
+    else to say leave the file, and so the history, alone (docs/commits.md, "Quiet commits").
+    """
     text = build_index(repo, today, exclude, instead)
-    if repo.read(names.INDEX) == text:
+    old = repo.read(names.INDEX)
+    if old is not None and _undated(old) == _undated(text):
         return False
     repo.write(names.INDEX, text)
     return True
+
+
+_REBUILT = re.compile(r"^(> Last rebuilt: )\d{4}-\d{2}-\d{2}", re.MULTILINE)
+
+
+def _undated(text: str) -> str:
+    return _REBUILT.sub(r"\1", text, count=1)

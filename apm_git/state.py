@@ -6,12 +6,13 @@ and apm-git never rewrites a file it could not read.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
-from apm_git import clock, jsontext
+from apm_git import cache, clock, jsontext
 from apm_git.errors import CorruptStateFile, UnknownRoom
 from apm_git.names import FLUSH_STATE, GROUP_NAMES
-from apm_git.repo import GROUP_NAME_RULE, MemoryRepo, is_group_name
+from apm_git.repo import GROUP_NAME_RULE, STATE_DIR, MemoryRepo, is_group_name
 
 
 def group_names_problem(data: Any) -> str | None:
@@ -118,3 +119,34 @@ def flush_state_text(state: dict[str, Any]) -> str:
 def save_flush_state(repo: MemoryRepo, state: dict[str, Any]) -> None:
     repo.write(FLUSH_STATE, flush_state_text(state))
 
+
+
+def _quiet_runs_file(repo: MemoryRepo) -> Path:
+    return repo.git_dir / STATE_DIR / "quiet-runs"
+
+
+def record_quiet_run(repo: MemoryRepo, stage: str) -> None:
+    """A deep sleep or REM that had nothing to do makes no commit; its time is kept in this
+    clone only (`.git/apm-git/quiet-runs`), so `dream` does not run it again before it is due."""
+    path = _quiet_runs_file(repo)
+    runs = cache.read(path)
+    runs = dict(runs) if isinstance(runs, dict) else {}
+    runs[f"last_{stage.replace('-', '_')}"] = clock.stamp()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    cache.write(path, runs)
+
+
+def with_quiet_runs(repo: MemoryRepo, state: dict[str, Any]) -> dict[str, Any]:
+    """`state` (not to be saved) whose dreaming times count this clone's quiet runs too, the later one winning."""
+    runs = cache.read(_quiet_runs_file(repo))
+    if not isinstance(runs, dict):
+        return state
+    committed = state.get("dreaming")
+    dreaming = dict(committed) if isinstance(committed, dict) else {}
+    for key, value in runs.items():
+        local = clock.parse_stamp(value) if isinstance(value, str) else None
+        known = dreaming.get(key)
+        known_moment = clock.parse_stamp(known) if isinstance(known, str) else None
+        if local is not None and (known_moment is None or local > known_moment):
+            dreaming[key] = value
+    return {**state, "dreaming": dreaming}

@@ -18,21 +18,30 @@ def dream_at(run_cli: Invoke, repo: MemoryRepo, when: str) -> tuple[int, list[st
     return ran.exit_code, list(reversed(subjects))
 
 
+def stages_at(run_cli: Invoke, repo: MemoryRepo, when: str) -> list[str]:
+    """Run `dream` at `when`; the stages it ran (from its output), after checking it made no commit."""
+    before = git(repo.root, "rev-parse", "HEAD")
+    ran = run_cli("--repo", str(repo.root), "dream", env={"APM_GIT_NOW": f"{when}T09:00:00+00:00"})
+    assert ran.exit_code == 0, ran.stderr
+    assert git(repo.root, "rev-parse", "HEAD") == before  # nothing to do: no commit
+    return [line.split()[1] for line in ran.stdout.splitlines() if line.split()[1] in ("deep-sleep", "rem")]
+
+
 def test_dream_runs_each_stage_when_it_is_due(repo: MemoryRepo, run_cli: Invoke) -> None:
-    code, made = dream_at(run_cli, repo, "2026-04-01")  # never ran: both are due
-    assert code == 0 and made == ["memory: deep-sleep nothing to promote", "memory: rem nothing to change"]
-    state = json.loads((repo.memory / "flush-state.json").read_text())["dreaming"]
-    assert state == {"last_deep_sleep": "2026-04-01T09:00:00+00:00", "last_rem": "2026-04-01T09:00:00+00:00"}
-    assert dream_at(run_cli, repo, "2026-04-01") == (0, [])  # called again within the hour: nothing
-    assert dream_at(run_cli, repo, "2026-04-03") == (0, [])
-    assert dream_at(run_cli, repo, "2026-04-04")[1] == ["memory: deep-sleep nothing to promote"]
-    assert dream_at(run_cli, repo, "2026-04-07")[1] == ["memory: deep-sleep nothing to promote"]
-    assert dream_at(run_cli, repo, "2026-04-08")[1] == ["memory: rem nothing to change"]
-    assert dream_at(run_cli, repo, "2026-04-09") == (0, [])
+    """On a memory with nothing to do every run is quiet: no commit, flush-state.json untouched,
+    and still each stage runs only when due (its time kept in the clone)."""
+    state_before = (repo.memory / "flush-state.json").read_bytes()
+    assert stages_at(run_cli, repo, "2026-04-01") == ["deep-sleep", "rem"]  # never ran: both are due
+    assert (repo.memory / "flush-state.json").read_bytes() == state_before
+    assert git(repo.root, "status", "--porcelain") == ""
+    assert stages_at(run_cli, repo, "2026-04-01") == []  # called again within the hour: nothing
+    assert stages_at(run_cli, repo, "2026-04-03") == []
+    assert stages_at(run_cli, repo, "2026-04-04") == ["deep-sleep"]
+    assert stages_at(run_cli, repo, "2026-04-07") == ["deep-sleep"]
+    assert stages_at(run_cli, repo, "2026-04-08") == ["rem"]
+    assert stages_at(run_cli, repo, "2026-04-09") == []
     # A late run (the machine slept for a month) runs each stage once.
-    assert dream_at(run_cli, repo, "2026-05-20")[1] == [
-        "memory: deep-sleep nothing to promote", "memory: rem nothing to change",
-    ]
+    assert stages_at(run_cli, repo, "2026-05-20") == ["deep-sleep", "rem"]
     status = run_cli("--repo", str(repo.root), "--json", "status", env={"APM_GIT_NOW": "2026-05-21T09:00:00+00:00"})
     due = {item["stage"]: item["next_due"] for item in json.loads(status.stdout)["due"]}
     assert due == {"deep-sleep": "2026-05-23", "rem": "2026-05-27"}

@@ -33,7 +33,7 @@ def test_flush_is_one_commit_with_trailers_and_state(repo: MemoryRepo, run_cli: 
     state = json.loads((repo.memory / "flush-state.json").read_text())
     assert state["main_session"]["last_flush_time"] == "2026-04-06T14:30:00+00:00"
     assert state["main_session"]["last_trigger"] == "pre-compact"
-    assert state["groups"]["last_flush_time"] == "2026-04-06T14:30:00+00:00"
+    assert state["groups"]["last_flush_time"] is None  # no group's files were flushed: its entries stay
     assert state["pending_items"] == []
     assert "2026-04-06" in (repo.memory / "INDEX.md").read_text()
     assert git(repo.root, "status", "--porcelain") == ""

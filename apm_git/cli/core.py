@@ -38,6 +38,21 @@ def init_cmd(ctx: click.Context, path: Path | None, no_install: bool) -> int:
     return EXIT_OK
 
 
+@cli.command("setup")
+@click.option("--no-install", is_flag=True, help="Do not run `pre-commit install`.")
+@click.pass_context
+def setup_cmd(ctx: click.Context, no_install: bool) -> int:
+    """Register in .git/config what a clone lacks: the diff driver and the pre-commit hook."""
+    from apm_git.commands.setup import setup
+
+    result = setup(state(ctx).repo().root, install=not no_install)
+    lines = [f"apm-git: registered {name}" for name in result.registered] or ["apm-git: this clone is set up already"]
+    if result.warning:
+        click.echo(f"apm-git: WARNING: {result.warning}", err=True)
+    emit(ctx, {**dataclasses.asdict(result), "root": str(result.root)}, "\n".join(lines))
+    return EXIT_OK
+
+
 @cli.group("journal")
 def journal_group() -> None:
     """Light Sleep: write to today's journal."""
@@ -148,6 +163,8 @@ def status_cmd(ctx: click.Context) -> int:
         lines.append(f"{due.stage}: {when} (last run: {_when(due.last_run)})")
     if result.uncommitted:
         lines.append(f"Uncommitted memory changes: {len(result.uncommitted)} file(s); run `apm-git flush`")
+    if result.not_set_up:
+        lines.append(f"This clone is not set up (lacks {' and '.join(result.not_set_up)}); run `apm-git setup`")
     emit(ctx, dataclasses.asdict(result), "\n".join(lines))
     return EXIT_OK
 

@@ -10,7 +10,7 @@ from apm_git.commands.rem import rem
 from apm_git.commands.status import due_dates
 from apm_git.dreaming.plan import PlanRefused
 from apm_git.repo import MemoryRepo
-from apm_git.state import load_flush_state
+from apm_git.state import load_flush_state, with_quiet_runs
 
 
 @dataclasses.dataclass
@@ -21,7 +21,8 @@ class DreamResult:
 
 def due_stages(repo: MemoryRepo) -> list[str]:
     every = {"deep-sleep": repo.config.deep_sleep.every_days, "rem": repo.config.rem.every_days}
-    return [due.stage for due in due_dates(load_flush_state(repo), clock.today(), every) if due.due_now]
+    state = with_quiet_runs(repo, load_flush_state(repo))  # a quiet run made no commit but counts
+    return [due.stage for due in due_dates(state, clock.today(), every) if due.due_now]
 
 
 def dream(repo: MemoryRepo, *, force: bool = False) -> DreamResult:

@@ -87,7 +87,8 @@ def flush(
                     "the only changes are withheld (suspected secrets, files too large)"
                     if result.withheld and not kept.as_head else "every change is held back (see above)")
                 return result
-            _record_flush(repo, scope, now, trigger, session, result.findings + result.notes)
+            flushed = [change.path for change in changed if change.path not in held]
+            _record_flush(repo, scope, flushed, now, trigger, session, result.findings + result.notes)
             # Under the lock only the state file and INDEX.md changed since `changed` was read.
             rewritten = [repo.repo_path(names.FLUSH_STATE)]
             rewritten += [repo.repo_path(names.INDEX)] if scope.covers_dreaming else []
@@ -203,22 +204,30 @@ def _auto_initialize(repo: MemoryRepo, scope: Scope, today: dt.date, deleted: Co
 
 
 def _record_flush(
-    repo: MemoryRepo, scope: Scope, now: dt.datetime, trigger: str, session: str | None, findings: list[str],
+    repo: MemoryRepo, scope: Scope, flushed: list[str], now: dt.datetime, trigger: str, session: str | None,
+    findings: list[str],
 ) -> None:
+    """Mark in flush-state.json only what this flush committed (docs/commits.md, "Quiet commits"):
+    a group's entry when that group's files were among the flushed changes, `main_session` when
+    anything else of the memory was (the state files aside), so a one-line hit is a one-entry diff."""
     state = load_flush_state(repo)
     mark: dict[str, Any] = {"last_flush_time": clock.stamp(now), "last_trigger": trigger}
     if session:
         mark["last_session"] = session
+    rels = [repo.memory_rel(path) for path in flushed]  # None: apm.yaml, outside the memory dir
+    zones = {names.MAIN if rel is None else names.zone(rel) for rel in rels if rel not in names.STATE_FILES}
+    real = set(layout.groups(repo)) | ({scope.group} if scope.group else set())  # groups/Foo/ is no group
+    flushed_groups = sorted(
+        group for group in (zone.split("/", 1)[1] for zone in zones if zone.startswith(f"{names.GROUPS}/"))
+        if group in real
+    )
     groups = state["groups"]
-    if scope.kind in ("all", "main"):
+    if scope.covers_dreaming and any(not zone.startswith(f"{names.GROUPS}/") for zone in zones):
         state["main_session"].update(mark)
-    if scope.kind == "all":
-        for group in layout.groups(repo):
+    for group in flushed_groups:
+        if scope.kind == "all" or group == scope.group:
             groups.setdefault(group, {}).update(mark)
-        groups["last_flush_time"] = mark["last_flush_time"]
-    if scope.group is not None:
-        groups.setdefault(scope.group, {}).update(mark)
-        groups["last_flush_time"] = mark["last_flush_time"]
+            groups["last_flush_time"] = mark["last_flush_time"]
     # Findings of the last flush replace the previous flush's; the agent's own items stay.
     items = [item for item in state["pending_items"] if not (isinstance(item, dict) and item.get("source") == "flush")]
     items += [{"source": "flush", "added": mark["last_flush_time"], "finding": finding} for finding in findings]

@@ -7,6 +7,7 @@ from pathlib import Path
 from apm_git import clock, git, layout, names, templates
 from apm_git.atomic import TEMP_SUFFIX, write_atomic
 from apm_git.commands import precommit
+from apm_git.commands.setup import DIFF_DRIVER  # init in a clone sets it up as `apm-git setup` does
 from apm_git.commit import commit
 from apm_git.config import CONFIG_FILE, load_config, parse_config
 from apm_git.errors import StateError, UsageError
@@ -15,7 +16,6 @@ from apm_git.repo import MemoryRepo, decode, find_root
 from apm_git.state import group_names
 
 GITATTRIBUTES = ".gitattributes"
-DIFF_DRIVER = ("diff.apm-memory.xfuncname", "^## .*$")
 
 
 @dataclasses.dataclass

@@ -6,9 +6,10 @@ import datetime as dt
 from typing import Any
 
 from apm_git import clock, git, names
+from apm_git.commands.setup import missing
 from apm_git.config import CONFIG_FILE
 from apm_git.repo import MemoryRepo
-from apm_git.state import load_flush_state
+from apm_git.state import load_flush_state, with_quiet_runs
 
 
 @dataclasses.dataclass(frozen=True)
@@ -37,6 +38,7 @@ class StatusResult:
     pending_items: list[Any]
     due: list[Due]
     uncommitted: list[str]
+    not_set_up: list[str] = dataclasses.field(default_factory=list)  # what `apm-git setup` would add
 
 
 def due_dates(state: dict[str, Any], today: dt.date, every: dict[str, int]) -> list[Due]:
@@ -61,7 +63,7 @@ def status(repo: MemoryRepo) -> StatusResult:
         budget = repo.config.budget_for(rel)
         # Counting lines needs no decoding, and goes in chunks: a damaged or huge file still shows.
         files.append(FileBudget(repo.repo_path(rel), repo.count_lines(rel), budget))
-    state = load_flush_state(repo)
+    state = with_quiet_runs(repo, load_flush_state(repo))
     last_flush: dict[str, str | None] = {"main": state["main_session"].get("last_flush_time")}
     for group, value in sorted(state["groups"].items()):
         if isinstance(value, dict):
@@ -74,4 +76,5 @@ def status(repo: MemoryRepo) -> StatusResult:
         pending_items=list(state["pending_items"]),
         due=due_dates(state, clock.today(), every),
         uncommitted=sorted(change.path for change in changes),
+        not_set_up=missing(repo.root),
     )

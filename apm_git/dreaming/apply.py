@@ -19,7 +19,7 @@ from apm_git.errors import StateError
 from apm_git.landing import Update
 from apm_git.memory_index import build_index
 from apm_git.repo import MemoryRepo
-from apm_git.state import flush_state_text, load_flush_state
+from apm_git.state import flush_state_text, load_flush_state, record_quiet_run
 from apm_git.transaction import EditedMeanwhile
 
 
@@ -35,7 +35,8 @@ def commit_run(
     """Commit `changes`, the run's record in flush-state.json and the rebuilt INDEX.md as one commit,
     then bring the work tree to it.  The caller holds the write lock.
 
-    None when the run changed no byte (the same run again at the same moment): there is nothing to commit.
+    None when the run changes no memory file (only its recorded time and INDEX.md would change): a run
+    with nothing to do makes no commit.
     """
     try:
         planned = _planned(repo, changes, stage, today)
@@ -51,8 +52,9 @@ def commit_run(
         for rel, (before, after) in sorted(planned.items(), key=lambda item: _order(*item))
         if before != after
     ]
-    if not updates:
-        return None  # run again at the same moment: not even the recorded time changed
+    if all(update.path in {repo.repo_path(names.FLUSH_STATE), repo.repo_path(names.INDEX)} for update in updates):
+        record_quiet_run(repo, stage)  # nothing to do: no commit, the time kept in this clone (docs/commits.md)
+        return None
     contents = {update.path: update.after for update in updates}
     try:
         return commit(repo, list(contents), subject, trailers, body, contents=contents, updates=updates)
