@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+from collections.abc import Collection
 from typing import Any
 
 from apm_git import clock, git, layout, names
 from apm_git.checks import baseline, budget, index_fresh, no_secrets
 from apm_git.checks.gather import WORKTREE, Sides, gather
 from apm_git.checks.run import CHECKS, run_checks
-from apm_git.commands.flush_keep import Kept, committed_index, keep_losses, loss_line, unreadable_line
+from apm_git.commands.flush_keep import Kept, committed_index, files_line, keep_losses, loss_line, unreadable_line
 from apm_git.commit import commit
 from apm_git.errors import ApmGitError
 from apm_git.lock import write_lock
@@ -43,6 +44,7 @@ class FlushResult:
     too_large: list[str] = dataclasses.field(default_factory=list)  # withheld: too large to check
     lost: dict[str, str] = dataclasses.field(default_factory=dict)  # entry id -> file: kept as HEAD has it
     unreadable: list[str] = dataclasses.field(default_factory=list)  # not UTF-8: HEAD's version kept
+    kept_files: list[str] = dataclasses.field(default_factory=list)  # gone from the work tree: HEAD's version kept
     notes: list[str] = dataclasses.field(default_factory=list)  # one line each on the above
     skipped: str | None = None
 
@@ -66,7 +68,8 @@ def flush(
                 result.skipped = waiting
                 return result
         now = clock.now()
-        result.created = [repo.repo_path(rel) for rel in _auto_initialize(repo, scope, now.date())]
+        deleted = {repo.memory_rel(path) or path for path in git.deleted(repo.root, pathspecs)}
+        result.created = [repo.repo_path(rel) for rel in _auto_initialize(repo, scope, now.date(), deleted)]
         own_index = keep_own_index(repo) if scope.covers_dreaming else None
         result.kept_index = [repo.repo_path(own_index)] if own_index else []
         if changed is None or result.created or result.kept_index:
@@ -96,6 +99,9 @@ def flush(
             changes += git.status(repo.root, rewritten)
             paths = [change.path for change in changes if change.path not in held]
             paths += [path for path in kept.contents if path not in paths]
+            if not paths:  # only machine-made files were missing, and they came back as HEAD has them
+                result.skipped = "nothing to flush"
+                return result
             result.files = sorted(set(paths))
             trailers = [("Apm-Trigger", trigger), ("Apm-Scope", str(scope)), ("Apm-Session", session or "none")]
             trailers += [("Apm-Finding", finding) for finding in result.findings + result.notes]
@@ -133,11 +139,13 @@ def _check(repo: MemoryRepo, scope: Scope, pathspecs: list[str], today: dt.date,
         result.findings += [str(finding) for finding in [*new_secrets, *budget.too_large(snap)]]
         snap.leave_out(result.withheld)
         unreadable = dict(snap.unreadable)
-        kept = keep_losses(snap)
+        kept = keep_losses(snap, repo.root)
         result.lost = dict(kept.lost)
+        result.kept_files = list(kept.files)
         result.unreadable = list(kept.unreadable)
         result.notes += [unreadable_line(path, *unreadable[path]) for path in kept.unreadable]
         result.notes += [loss_line(kept)] if kept.lost else []
+        result.notes += [files_line(kept)] if kept.files else []
     index_error = None
     if scope.covers_dreaming:
         # Nothing derived from a withheld file is committed: the index reads its committed text.
@@ -183,19 +191,20 @@ def _still_busy(repo: MemoryRepo, changes: list[git.Change]) -> str | None:
     return None
 
 
-def _auto_initialize(repo: MemoryRepo, scope: Scope, today: dt.date) -> list[str]:
-    """APM rule 6: create the scope's missing indexes and files, never overwriting one."""
+def _auto_initialize(repo: MemoryRepo, scope: Scope, today: dt.date, deleted: Collection[str]) -> list[str]:
+    """APM rule 6: create the scope's missing indexes and files, never overwriting one.  A file deleted
+    by hand (`deleted`: tracked, not staged) is not missing but gone: flush keeps its HEAD version."""
     from apm_git.state import group_names
 
     created: list[str] = []
     if scope.kind in ("all", "main"):
-        created += layout.ensure_main(repo, today)
+        created += layout.ensure_main(repo, today, deleted)
     if scope.kind == "all":
         mapping = group_names(repo)
         for group in sorted(set(mapping.values())):
-            created += layout.ensure_group(repo, group, today, mapping)
+            created += layout.ensure_group(repo, group, today, mapping, deleted)
     if scope.group is not None:
-        created += layout.ensure_group(repo, scope.group, today)
+        created += layout.ensure_group(repo, scope.group, today, skip=deleted)
     return created
 
 
