@@ -317,6 +317,18 @@ def unstaged(root: Path, pathspecs: Sequence[str]) -> list[str]:
     return split_z(run(root, "diff-files", "--name-only", "-z", "--", *pathspecs).stdout)
 
 
+def deleted(root: Path, pathspecs: Sequence[str]) -> list[str]:
+    """Files the index tracks that are missing from the work tree: deleted by hand, not with `git rm`."""
+    return split_z(run(root, "ls-files", "-d", "-z", "--", *pathspecs).stdout) if pathspecs else []
+
+
+def staged(root: Path, folder: str) -> set[str]:
+    """The paths under `folder` whose index entry differs from HEAD's: what the user staged
+    (a `git rm` leaves no entry, a `git add` of an edit another blob)."""
+    proc = run(root, "diff-index", "--cached", "--name-only", "-z", "--no-renames", "HEAD", "--", f":(literal){folder}")
+    return set(split_z(proc.stdout))
+
+
 class RawChange(NamedTuple):
     """One change of `git diff-* --raw -M`: status letter, blob ids (all zeros: the work tree), paths."""
 

@@ -5,7 +5,7 @@ Auto-initialization only ever creates files that are completely absent.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 
 from apm_git import templates
 from apm_git.config import JOURNAL_NAME
@@ -84,16 +84,18 @@ def _missing(repo: MemoryRepo, rels: list[str]) -> list[str]:
 
 def ensure_group(
     repo: MemoryRepo, group: str, today: dt.date, group_names: Mapping[str, str] | None = None,
+    skip: Collection[str] = (),
 ) -> list[str]:
     """Create a group's index and files from the templates, where absent; returns what was created.
 
-    `group_names` (room id -> group) is group_names.json, read here when the caller has not.
+    `group_names` (room id -> group) is group_names.json, read here when the caller has not; the
+    memory-relative paths in `skip` are not created (flush: a file deleted by hand is kept, not replaced).
     """
     folder = group_dir(group)
     if repo.path(folder).is_symlink():
         raise UnsafePath(f"{repo.repo_path(folder)} is a symlink; group memory must be a real folder")
     files = {group_index(group): "group/index.md", **{f"{folder}/{name}": f"group/{name}" for name in GROUP_FILES}}
-    missing = _missing(repo, list(files))
+    missing = [rel for rel in _missing(repo, list(files)) if rel not in skip]
     if missing:
         mapping = read_group_names(repo) if group_names is None else group_names
         rooms = ", ".join(sorted(room for room, name in mapping.items() if name == group))
@@ -103,11 +105,12 @@ def ensure_group(
     return missing
 
 
-def ensure_main(repo: MemoryRepo, today: dt.date) -> list[str]:
-    """Create the DM index and files where absent; longterm.md is seeded from MEMORY.md when there is one."""
+def ensure_main(repo: MemoryRepo, today: dt.date, skip: Collection[str] = ()) -> list[str]:
+    """Create the DM index and files where absent, but those in `skip` (see `ensure_group`); longterm.md is
+    seeded from MEMORY.md when there is one."""
     repo.path(MAIN)  # refuses a main/ that leads out of the memory dir
     files = {MAIN_INDEX: "main/index.md", **{f"{MAIN}/{name}": f"main/{name}" for name in MAIN_FILES}}
-    missing = _missing(repo, list(files))
+    missing = [rel for rel in _missing(repo, list(files)) if rel not in skip]
     for rel in missing:
         text = templates.render(files[rel], date=today.isoformat())
         if rel == f"{MAIN}/longterm.md":

@@ -49,6 +49,14 @@ def build_index(
         categories.append((kind, name, index_md.summarize(name, parsed)))
         conflicts += index_md.conflicts_of(name, parsed.entries)
         budget += repo.config.budget_for(name) or 0
+    for name in repo.markdown_files(names.KEPT):  # a person's own index (or other file) that apm-git moved aside
+        try:
+            text = read(name)
+        except TooLarge as error:
+            categories.append(("kept", name, _unread(repo, name, error)))
+            continue
+        if text is not None:
+            categories.append(("kept", name, index_md.summarize(name, parse(text))))
     live = set(layout.journals(repo)) | {name for name in instead if layout.journal_date(name)}
     summaries = []
     for name in sorted(live, reverse=True):
@@ -127,6 +135,38 @@ def _headings(rel: str, text: str) -> list[str]:
             if section.heading != stem or section.text.lstrip().startswith("#")]
 
 
+def own_index(repo: MemoryRepo) -> str | None:
+    """Where an INDEX.md that apm-git did not write goes (under kept/), or None when there is none."""
+    path = repo.path(names.INDEX)
+    if not path.is_file():
+        return None
+    try:
+        if index_md.generated(path.read_bytes().decode("utf-8")):
+            return None
+    except UnicodeDecodeError:
+        pass
+    return free_name(repo, f"{names.KEPT}/{names.INDEX}")
+
+
+def free_name(repo: MemoryRepo, rel: str) -> str:
+    """`rel`, or `rel` with -2, -3, … before its suffix: the first that does not exist."""
+    stem, dot, suffix = rel.rpartition(".")
+    candidate, number = rel, 1
+    while repo.path(candidate).exists() or repo.path(candidate).is_symlink():
+        number += 1
+        candidate = f"{stem}-{number}{dot}{suffix}" if dot else f"{rel}-{number}"
+    return candidate
+
+
+def keep_own_index(repo: MemoryRepo) -> str | None:
+    """Move a person's own INDEX.md to kept/ before apm-git writes its own; the new name, or None."""
+    target = own_index(repo)
+    if target is not None:
+        repo.path(target).parent.mkdir(parents=True, exist_ok=True)
+        repo.path(names.INDEX).replace(repo.path(target))
+    return target
+
+
 def _unread(repo: MemoryRepo, name: str, error: TooLarge) -> index_md.FileSummary:
     """The index row of a file too large to read: its line count, and why there is no more."""
     return index_md.FileSummary(name, repo.count_lines(name), "—", (f"not indexed: {megabytes(error.size)}",))
@@ -139,7 +179,9 @@ def refresh_index(
 
     A rebuild that would only move the date is no change: `apm-git index` and a flush with nothing
     else to say leave the file, and so the history, alone (docs/commits.md, "Quiet commits").
+    An INDEX.md that apm-git did not write is never overwritten: it is moved to kept/ first.
     """
+    keep_own_index(repo)
     text = build_index(repo, today, exclude, instead)
     old = repo.read(names.INDEX)
     if old is not None and _undated(old) == _undated(text):

@@ -19,6 +19,8 @@ ARCHIVED_JOURNALS = f"{ARCHIVE}/journals"
 GROUP_NAMES = "group_names.json"
 FLUSH_STATE = "flush-state.json"
 STATE_FILES = (GROUP_NAMES, FLUSH_STATE)
+BASELINE = "apm-baseline.json"  # the findings baseline (apm_git/checks/baseline.py)
+KEPT = "kept"  # a file of the user's that apm-git would replace is moved here (INDEX.md, state files)
 MEMORY_MD = "MEMORY.md"  # at the repository's root: seeds main/longterm.md
 
 

@@ -126,8 +126,9 @@ def test_damaged_file_does_not_stop_status_or_a_hit_elsewhere(repo: MemoryRepo, 
     (repo.memory / "2026-04-05.md").write_bytes(b"# Journal\n\ncaf\xe9\n")
     run_cli("--repo", str(repo.root), "journal", "add", "use redis", "--kind", "decision", "--title", "Redis",
             env={"APM_GIT_NOW": "2026-04-06"})
-    ran = run_cli("--repo", str(repo.root), "status")
+    ran = run_cli("--repo", str(repo.root), "status", "--files")
     assert ran.exit_code == 0 and "   3 / 100   memory/2026-04-05.md" in ran.stdout
+    assert "memory/2026-04-05.md:3: apm-record-format: not valid UTF-8" in ran.stdout
     ran = run_cli("--repo", str(repo.root), "hit", "2026-04-06-redis", env={"APM_GIT_NOW": "2026-04-07"})
     assert ran.exit_code == 0, ran.stderr
     assert "hit_count=1" in (repo.memory / "2026-04-06.md").read_text()

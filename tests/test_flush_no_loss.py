@@ -84,7 +84,9 @@ def test_rm_rf_memory_then_flush_commits_no_deletion_of_any_entry(repo: MemoryRe
     assert ran.exit_code == 1, ran.stderr
     assert "Traceback" not in ran.stderr
     warning = [line for line in ran.stderr.splitlines() if "WARNING" in line]
-    assert len(warning) == 1 and all(entry in warning[0] for entry in before)
+    assert len(warning) == 2 and all(entry in warning[0] for entry in before), warning
+    assert "memory files are gone from the work tree" in warning[1]  # the free-form files, named by the other line
+    assert "memory/decisions.md" not in warning[1]  # records only: kept, and named in the first line
     assert head_ids(repo) == before
     assert git(repo.root, "show", "HEAD:memory/decisions.md") == DECISIONS
     assert not (repo.memory / "decisions.md").exists()  # the work tree is as the user left it (plus templates)

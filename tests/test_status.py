@@ -16,7 +16,10 @@ def test_status_text_and_json(repo: MemoryRepo, run_cli: Invoke) -> None:
     env = {"APM_GIT_NOW": "2026-04-06T12:00:00+00:00"}
     ran = run_cli("--repo", str(repo.root), "status", env=env)
     assert ran.exit_code == 0, ran.stderr
-    assert " 121 / 100   memory/people.md  OVER BUDGET" in ran.stdout
+    assert "1 over budget\n   121 / 100  memory/people.md\n" in ran.stdout
+    assert "memory/decisions.md" not in ran.stdout, "only the files over budget are named"
+    listed = run_cli("--repo", str(repo.root), "status", "--files", env=env).stdout
+    assert " 121 / 100   memory/people.md  OVER BUDGET" in listed and "memory/decisions.md" in listed
     assert "  main: never" in ran.stdout
     assert "ask about the deploy window" in ran.stdout
     assert "deep-sleep: next due 2026-04-08 (last run: 2026-04-05 09:00)" in ran.stdout
@@ -30,3 +33,30 @@ def test_status_text_and_json(repo: MemoryRepo, run_cli: Invoke) -> None:
     assert data["last_flush"]["main"] is not None
     assert {due["stage"]: due["due_now"] for due in data["due"]} == {"deep-sleep": False, "rem": True}
     assert data["uncommitted"] == []
+
+
+def test_findings_that_still_hold_show_after_the_next_flush_replaced_pending_items(
+    repo: MemoryRepo, run_cli: Invoke,
+) -> None:
+    broken = "\n## [2026-04-06] Broken\n- Tags: lesson\n- Body: no fitness\n"
+    (repo.memory / "lessons.md").write_text((repo.memory / "lessons.md").read_text() + broken)
+    assert flush(repo).findings
+    (repo.memory / "main/attention.md").write_text((repo.memory / "main/attention.md").read_text() + "- more\n")
+    assert flush(repo).commit and not flush(repo).findings
+    ran = run_cli("--repo", str(repo.root), "status")
+    assert "Findings that hold now: 1 (apm-record-format 1)\n  memory/lessons.md:" in ran.stdout
+    data = json.loads(run_cli("--repo", str(repo.root), "--json", "status").stdout)
+    assert data["findings"]["new_totals"] == {"apm-record-format": 1}
+
+
+def test_status_stays_short_with_many_findings_and_names_the_command_for_the_rest(
+    repo: MemoryRepo, run_cli: Invoke,
+) -> None:
+    for number in range(40):
+        (repo.memory / f"notes-{number}.md").write_text("# Notes\n" + "- line\n" * 10)
+        (repo.memory / f"2026-03-{number % 28 + 1:02d}.md").write_text("# Day\n" + "- line\n" * 120)
+    ran = run_cli("--repo", str(repo.root), "status")
+    assert ran.exit_code == 0
+    assert len(ran.stdout.splitlines()) < 30
+    assert "`apm-git lint --all` lists them" in ran.stdout
+    assert "`apm-git status --files` lists every file" in ran.stdout

@@ -142,15 +142,17 @@ def gather(
     """
     memory = repo.memory_prefix
     listing, untracked = _listing(repo, sides.new)
-    changes, base_blobs = _split(_changes(repo, sides, list(pathspecs or [memory]), listing, untracked))
-    changed = {change.path for change in changes if change.status != "D" and change.path in listing}
+    raw = _changes(repo, sides, list(pathspecs or [memory]), listing, untracked)
+    changes, base_blobs = _split(raw)
+    archived = _archived_unchanged(repo, raw)
+    changed = {change.path for change in changes if change.status != "D" and change.path in listing} - archived
     if all_files:
         chosen = sorted(listing)
     elif targets is not None:
         chosen = sorted(_under(listing, targets) | (changed if with_changed else set()))
     else:
         chosen = sorted(changed)
-    wanted = changed | set(chosen) | {f"{memory}/{names.INDEX}"}
+    wanted = changed | set(chosen) | {f"{memory}/{names.INDEX}", f"{memory}/{names.BASELINE}"}
     new_blobs = {path: listing[path] for path in sorted(wanted) if path in listing}
     cached = entry_cache.load(repo.state_dir)
     base_summaries = {path: cached[blob] for path, blob in base_blobs.items() if blob in cached}
@@ -210,6 +212,14 @@ def _split(raw: list[git.RawChange]) -> tuple[list[Change], dict[str, str]]:
         if status != "A":
             base_blobs[change.path] = change.old_blob
     return changes, base_blobs
+
+
+def _archived_unchanged(repo: MemoryRepo, raw: list[git.RawChange]) -> set[str]:
+    """Files moved byte for byte into the archive: their text was checked where it was, so the
+    per-file checks do not look at it again as if it were new (a consolidation's journal moves)."""
+    archive = f"{repo.memory_prefix}/{names.ARCHIVE}/"
+    return {change.path for change in raw
+            if change.status == "R" and change.old_blob == change.new_blob and change.path.startswith(archive)}
 
 
 def _append_only(repo: MemoryRepo, path: str) -> bool:

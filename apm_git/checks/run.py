@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from apm_git.checks import append_only, budget, index_fresh, no_loss, no_secrets, record_format, state_json
+from apm_git.checks import append_only, baseline, budget, index_fresh, no_loss, no_secrets, record_format, state_json
 from apm_git.checks.manifest import HOOK_IDS
 from apm_git.checks.snapshot import Finding, Snapshot
 
@@ -14,9 +14,12 @@ CHECKS: dict[str, Check] = {
 }
 
 
-def run_checks(snap: Snapshot, hooks: Iterable[str] = HOOK_IDS) -> list[Finding]:
-    """Every finding of the chosen checks, sorted by path and line, each once."""
+def run_checks(snap: Snapshot, hooks: Iterable[str] = HOOK_IDS, *, baseline_too: bool = False) -> list[Finding]:
+    """Every finding of the chosen checks that the findings baseline does not know (all of them with
+    `baseline_too`), sorted by path and line, each once."""
     findings: set[Finding] = set()
     for hook in hooks:
         findings.update(CHECKS[hook](snap))
-    return sorted(findings)
+    own = baseline.path_in(snap)  # the baseline holds hashes, which look random: never a finding
+    found = sorted(finding for finding in findings if finding.path != own)
+    return found if baseline_too else baseline.split(snap, found)[0]

@@ -1,6 +1,7 @@
 """lint: the checks of DESIGN 5 in one process."""
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import click
@@ -14,19 +15,24 @@ from apm_git.errors import EXIT_FINDINGS, EXIT_OK, UsageError
 @click.option("--from-ref", help="Base of the comparison (default: env PRE_COMMIT_FROM_REF, else HEAD).")
 @click.option("--to-ref", help="New side of the comparison (default: env PRE_COMMIT_TO_REF, else the work tree).")
 @click.option("--all", "all_files", is_flag=True, help="Check every memory file, not only the changed ones.")
+@click.option("--baseline-too", is_flag=True,
+              help="Also report the findings that the findings baseline (memory/apm-baseline.json) knows.")
 @click.pass_context
 def lint_cmd(ctx: click.Context, paths: tuple[Path, ...], from_ref: str | None, to_ref: str | None,
-             all_files: bool) -> int:
+             all_files: bool, baseline_too: bool) -> int:
     """Run every check; prints `path:line: hook-id: message` per finding, exit 1 on any finding."""
     from apm_git.commands.lint import lint
 
     repo = state(ctx).repo(finish=False)  # lint never writes, not even to finish an interrupted commit
     result = lint(repo, [_repo_path(repo.root, path) for path in paths], from_ref=from_ref, to_ref=to_ref,
-                  all_files=all_files)
+                  all_files=all_files, baseline_too=baseline_too)
     emit(ctx, result.as_dict(), "\n".join(str(finding) for finding in result.findings))
+    known = ""
+    if result.known and not baseline_too:
+        known = f"; {len(result.known)} more known from the baseline (`apm-git lint --baseline-too` lists them)"
     click.echo(
         f"apm-git lint: {len(result.findings)} finding(s) in {len(result.checked)} checked file(s) "
-        f"({result.base} -> {result.new})", err=True,
+        f"({result.base} -> {result.new}){known}", err=True,
     )
     return EXIT_FINDINGS if result.findings else EXIT_OK
 
@@ -38,3 +44,43 @@ def _repo_path(root: Path, path: Path) -> str:
         return full.relative_to(root.resolve()).as_posix()
     except ValueError:
         raise UsageError(f"{path} is outside the memory repository {root}; name a file under it") from None
+
+
+@cli.command("baseline")
+@click.pass_context
+def baseline_cmd(ctx: click.Context) -> int:
+    """Record every finding that `lint --all` reports now in memory/apm-baseline.json, as known."""
+    from apm_git.commands.baseline import record_all
+
+    result = record_all(state(ctx).repo())
+    text = [f"apm-git: {result.path}: {len(result.added)} finding(s) recorded, {result.total} known in all"]
+    if result.added:
+        text.append("  run `apm-git flush` to commit it; `apm-git lint --baseline-too` lists every finding")
+    emit(ctx, dataclasses.asdict(result), "\n".join(text))
+    return EXIT_OK
+
+
+@cli.command("allow-secret")
+@click.argument("spots", nargs=-1, required=True, metavar="PATH:LINE...")
+@click.pass_context
+def allow_secret_cmd(ctx: click.Context, spots: tuple[str, ...]) -> int:
+    """Mark the suspected secret at PATH:LINE as a false positive: it never withholds a file again."""
+    from apm_git.commands.baseline import allow_secret
+
+    repo = state(ctx).repo()
+    result = allow_secret(repo, [_spot(repo.root, spot) for spot in spots])
+    text = [f"apm-git: {result.path}: marked {len(result.added)} suspected secret(s) as false positives"]
+    text += [f"  {finding}" for finding in result.added]
+    text.append("  run `apm-git flush` to commit the file(s) and the baseline")
+    emit(ctx, dataclasses.asdict(result), "\n".join(text))
+    return EXIT_OK
+
+
+def _spot(root: Path, spot: str) -> tuple[str, int]:
+    path, _, line = spot.rpartition(":")
+    if not path or not line.isdigit() or int(line) < 1:
+        raise UsageError(f"{spot}: expected PATH:LINE, as lint prints it (e.g. memory/2026-03-06.md:12)")
+    inside = Path.cwd().resolve().is_relative_to(root.resolve())
+    if not Path(path).is_absolute() and ((root / path).is_file() or not inside):  # as lint prints it
+        return Path(path).as_posix(), int(line)
+    return _repo_path(root, Path(path)), int(line)

@@ -24,11 +24,24 @@ def init_cmd(ctx: click.Context, path: Path | None, no_install: bool) -> int:
 
     result = init(path or state(ctx).repo_path or Path.cwd(), install=not no_install)
     lines = [f"apm-git: memory repository at {result.root}"]
+    adoption = result.adoption
+    if adoption.commit:
+        lines.append(f"  committed {adoption.commit[:12]} memory: adopt {len(adoption.files)} file(s) as found")
+    lines += [f"  kept your {was} as {now} (listed in the generated index)" for was, now in adoption.kept]
+    if adoption.known:
+        lines.append(f"  recorded {adoption.known} finding(s) the memory already held in the baseline "
+                     "(`apm-git lint --all --baseline-too` lists them)")
+    for name in adoption.withheld:
+        click.echo(
+            f"apm-git: WARNING: {name} looks like it holds a secret, so it was NOT committed; it stays on disk as it "
+            "is: remove the secret, or mark a false positive with `apm-git allow-secret PATH:LINE` "
+            "(`apm-git status` shows where), then `apm-git flush`", err=True,
+        )
     lines += [f"  created {name}" for name in result.created]
     lines += [f"  updated {name}" for name in result.updated]
     if result.commit:
         lines.append(f"  committed {result.commit[:12]} memory: init")
-    else:
+    elif not adoption.commit:
         lines.append("  already initialized: nothing changed")
     if result.hooks_installed:
         lines.append("  installed the pre-commit hook (apm checks run at every `git commit`)")
@@ -118,6 +131,8 @@ def flush_cmd(
     else:
         text = [f"apm-git: {result.skipped}"]
     text += [f"  auto-initialized {name}" for name in result.created]
+    text += [f"  kept your own INDEX.md as {name} (apm-git writes INDEX.md; yours is listed in it)"
+             for name in result.kept_index]
     for finding in result.findings:
         click.echo(f"apm-git: finding: {finding}", err=True)
     for name in result.too_large:
@@ -148,31 +163,18 @@ def index_cmd(ctx: click.Context) -> int:
 
 
 @cli.command("status")
+@click.option("--files", "all_files", is_flag=True, help="List every memory file with its lines and budget.")
 @click.pass_context
-def status_cmd(ctx: click.Context) -> int:
-    """Budgets used per file, last flushes, pending items, and when deep sleep and REM are due."""
+def status_cmd(ctx: click.Context, all_files: bool) -> int:
+    """Budgets, the findings that hold now (totals and the worst few), last flushes, pending items, what is due."""
+    from apm_git.agents.audit import last_audited
+    from apm_git.cli.status_format import status_text
     from apm_git.commands.status import status
 
     repo = state(ctx).repo()
     result = status(repo)
-    lines = ["Files (lines / budget):"]
-    for item in result.files:
-        budget = f"{item.lines:>4} / {item.budget}" if item.budget is not None else f"{item.lines:>4}"
-        lines.append(f"  {budget:<12} {item.file}{'  OVER BUDGET' if item.over else ''}")
-    lines.append("Last flush:")
-    lines += [f"  {scope}: {_when(stamp)}" for scope, stamp in result.last_flush.items()]
-    lines.append(f"Pending items: {len(result.pending_items)}")
-    lines += [f"  - {_pending(item)}" for item in result.pending_items]
-    for due in result.due:
-        when = "due now" if due.due_now else f"next due {due.next_due}"
-        lines.append(f"{due.stage}: {when} (last run: {_when(due.last_run)})")
-    if result.uncommitted:
-        lines.append(f"Uncommitted memory changes: {len(result.uncommitted)} file(s); run `apm-git flush`")
-    if result.not_set_up:
-        lines.append(f"This clone is not set up (lacks {' and '.join(result.not_set_up)}); run `apm-git setup`")
-    from apm_git.agents.audit import last_audited
-
     audited = last_audited(repo)
+    lines = [status_text(result, all_files=all_files)]
     compaction = audited.get("last_compaction") if audited else None
     if isinstance(compaction, dict):
         verdict = f"flushed by {compaction.get('flushed_by')}" if compaction.get("flushed_by") else "NOT flushed"
@@ -180,17 +182,5 @@ def status_cmd(ctx: click.Context) -> int:
                      f"{verdict}; audited {audited.get('audited_at') if audited else ''}")
     else:
         lines.append("Last compaction audited: none (run `apm-git audit`)")
-    emit(ctx, {**dataclasses.asdict(result), "last_audit": audited}, "\n".join(lines))
+    emit(ctx, {**result.as_dict(), "last_audit": audited}, "\n".join(lines))
     return EXIT_OK
-
-
-def _when(stamp: str | None) -> str:
-    if not stamp:
-        return "never"
-    return stamp[:16].replace("T", " ")
-
-
-def _pending(item: object) -> str:
-    if isinstance(item, dict):
-        return str(item.get("finding") or item.get("text") or item)
-    return str(item)

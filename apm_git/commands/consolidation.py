@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Any
 
 from apm_git import git, layout, names
@@ -11,7 +11,7 @@ from apm_git.commands.flush import flush
 from apm_git.config import Rem
 from apm_git.dreaming.apply import commit_run, dirty
 from apm_git.dreaming.execute import Changes
-from apm_git.dreaming.plan import PlanRefused
+from apm_git.dreaming.plan import DeepSleepPlan, Kept, PlanRefused
 from apm_git.dreaming.plan_deep_sleep import Memory
 from apm_git.errors import StateError
 from apm_git.model.records import parse
@@ -29,17 +29,55 @@ class StageResult:
     dry_run: bool = False
     elapsed: float = 0.0
     refused: str | None = None  # dry run: why the mass-archive guard would refuse a real run (None: it would not)
+    left_out: list[str] = dataclasses.field(default_factory=list)  # memory files the run did not read (withheld)
 
 
-def scored_files(repo: MemoryRepo) -> list[str]:
-    """The files REM scores: the category files, then each group's experience.md."""
+def scored_files(repo: MemoryRepo, left: Collection[str] = ()) -> list[str]:
+    """The files REM scores: the category files, then each group's experience.md (none that is `left` out)."""
     files = [name for name in layout.category_files(repo) if repo.exists(name)]
     experience = [f"{layout.group_dir(group)}/{names.EXPERIENCE}" for group in layout.groups(repo)]
-    return files + [name for name in experience if repo.exists(name)]
+    return [name for name in files + [name for name in experience if repo.exists(name)] if name not in left]
 
 
-def read_memory(repo: MemoryRepo) -> Memory:
-    journals = {name: repo.read(name) or "" for name in layout.journals(repo)}
+def left_out(repo: MemoryRepo) -> list[str]:
+    """The memory files (memory-relative) that flush withheld as holding a suspected secret, still
+    uncommitted after `flush_first`.  A run works from the committed memory: it neither reads nor touches
+    them.  Any other uncommitted change (a loss flush kept out) still stops the run (`commit_stage`)."""
+    from apm_git.checks import baseline, no_secrets
+    from apm_git.commands.baseline import work_tree
+
+    changed = sorted({change.path for change in git.status(repo.root, [repo.memory_prefix])
+                      if (repo.root / change.path).is_file()})
+    if not changed:
+        return []
+    snap = work_tree(repo, changed)
+    withheld, _ = baseline.withheld_secrets(snap, no_secrets.validate(snap))
+    return sorted({rel for rel in (repo.memory_rel(finding.path) for finding in withheld) if rel is not None})
+
+
+def without_left_out(plan: DeepSleepPlan, left: Collection[str]) -> DeepSleepPlan:
+    """The plan less every move into or out of a left-out file; what it would have moved stays, and says why."""
+    if not left:
+        return plan
+    gone = [p for p in plan.promotions if p.target in left or p.source in left]
+    plan.kept += [Kept(p.entry_id, p.source, f"{p.target} holds changes flush left out") for p in gone]
+    plan.promotions = [p for p in plan.promotions if p not in gone]
+    plan.archivals = [a for a in plan.archivals if a.source not in left]
+    plan.journal_moves = [m for m in plan.journal_moves if m.source not in left]
+    return plan
+
+
+def left_out_note(paths: Collection[str]) -> str:
+    """One line: what a run left out (repo-relative paths) and how to resolve it."""
+    files = ", ".join(sorted(paths)[:3]) + (f" and {len(paths) - 3} more" if len(paths) > 3 else "")
+    return (
+        f"left out {files}: uncommitted (flush withheld it: a suspected secret); remove the secret, or mark a false "
+        "positive with `apm-git allow-secret PATH:LINE` (`apm-git status` shows where), then `apm-git flush`"
+    )
+
+
+def read_memory(repo: MemoryRepo, left: Collection[str] = ()) -> Memory:
+    journals = {name: repo.read(name) or "" for name in layout.journals(repo) if name not in left}
     categories = {name: repo.read(name) or "" for name in layout.category_files(repo)}
     taken: dict[str, str] = {}
     for rel in repo.markdown_files():
@@ -108,6 +146,7 @@ def commit_stage(
             f"`apm-git forget` lost entries), then run `apm-git {result.stage}` again",
         )
     trailers = [*result.trailers, ("Apm-Trigger", result.stage), ("Apm-Scope", "all")]
+    # INDEX.md describes the commit: a left-out file counts as committed (commit_run).
     result.commit = commit_run(repo, changes, result.stage, result.subject, trailers, body, today)
 
 

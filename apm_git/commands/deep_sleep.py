@@ -12,8 +12,10 @@ from apm_git.commands.consolidation import (
     counted,
     flush_first,
     guard_refusal,
+    left_out,
     live_entries,
     read_memory,
+    without_left_out,
 )
 from apm_git.dreaming.execute import Changes, budget_problems, execute_deep_sleep, rescored, validate
 from apm_git.dreaming.plan import (
@@ -41,10 +43,13 @@ def deep_sleep(
     if not dry_run:
         flushed = flush_first(repo, STAGE, lambda: _plan(repo, read_memory(repo), plan_data, force))
     with write_lock(repo):
-        memory = read_memory(repo)
+        left = [] if dry_run else left_out(repo)
+        memory = read_memory(repo, left)
         plan, changes = _plan(repo, memory, plan_data, force or dry_run)  # a dry run shows a plan the guard refuses
+        plan = without_left_out(plan, left)
         result = _result(repo, plan, dry_run)
         result.flushed = flushed
+        result.left_out = [repo.repo_path(rel) for rel in left]
         if dry_run and not force:
             live = live_entries(list(memory.categories.values()))
             result.refused = guard_refusal(STAGE, len(plan.archivals), live, repo.config.rem)

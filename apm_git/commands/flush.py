@@ -10,17 +10,18 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+from collections.abc import Collection
 from typing import Any
 
 from apm_git import clock, git, layout, names
-from apm_git.checks import budget, index_fresh, no_secrets
+from apm_git.checks import baseline, budget, index_fresh, no_secrets
 from apm_git.checks.gather import WORKTREE, Sides, gather
 from apm_git.checks.run import CHECKS, run_checks
-from apm_git.commands.flush_keep import Kept, committed_index, keep_losses, loss_line, unreadable_line
+from apm_git.commands.flush_keep import Kept, committed_index, files_line, keep_losses, loss_line, unreadable_line
 from apm_git.commit import commit
 from apm_git.errors import ApmGitError
 from apm_git.lock import write_lock
-from apm_git.memory_index import refresh_index
+from apm_git.memory_index import keep_own_index, refresh_index
 from apm_git.repo import InvalidUtf8, MemoryRepo
 from apm_git.scope import Scope
 from apm_git.state import load_flush_state, save_flush_state
@@ -39,9 +40,11 @@ class FlushResult:
     created: list[str] = dataclasses.field(default_factory=list)
     findings: list[str] = dataclasses.field(default_factory=list)
     withheld: list[str] = dataclasses.field(default_factory=list)
+    kept_index: list[str] = dataclasses.field(default_factory=list)  # a person's own INDEX.md, moved to kept/
     too_large: list[str] = dataclasses.field(default_factory=list)  # withheld: too large to check
     lost: dict[str, str] = dataclasses.field(default_factory=dict)  # entry id -> file: kept as HEAD has it
     unreadable: list[str] = dataclasses.field(default_factory=list)  # not UTF-8: HEAD's version kept
+    kept_files: list[str] = dataclasses.field(default_factory=list)  # gone from the work tree: HEAD's version kept
     notes: list[str] = dataclasses.field(default_factory=list)  # one line each on the above
     skipped: str | None = None
 
@@ -65,8 +68,11 @@ def flush(
                 result.skipped = waiting
                 return result
         now = clock.now()
-        result.created = [repo.repo_path(rel) for rel in _auto_initialize(repo, scope, now.date())]
-        if changed is None or result.created:
+        deleted = {repo.memory_rel(path) or path for path in git.deleted(repo.root, pathspecs)}
+        result.created = [repo.repo_path(rel) for rel in _auto_initialize(repo, scope, now.date(), deleted)]
+        own_index = keep_own_index(repo) if scope.covers_dreaming else None
+        result.kept_index = [repo.repo_path(own_index)] if own_index else []
+        if changed is None or result.created or result.kept_index:
             changed = git.status(repo.root, pathspecs)
         if not changed:
             result.skipped = "nothing to flush"
@@ -93,6 +99,9 @@ def flush(
             changes += git.status(repo.root, rewritten)
             paths = [change.path for change in changes if change.path not in held]
             paths += [path for path in kept.contents if path not in paths]
+            if not paths:  # only machine-made files were missing, and they came back as HEAD has them
+                result.skipped = "nothing to flush"
+                return result
             result.files = sorted(set(paths))
             trailers = [("Apm-Trigger", trigger), ("Apm-Scope", str(scope)), ("Apm-Session", session or "none")]
             trailers += [("Apm-Finding", finding) for finding in result.findings + result.notes]
@@ -120,19 +129,23 @@ def _check(repo: MemoryRepo, scope: Scope, pathspecs: list[str], today: dt.date,
     except ApmGitError as error:
         result.findings.append(f"the checks could not run: {error}")
         snap = None
+    if snap is not None and (problem := baseline.unreadable(snap)):
+        result.findings.append(problem)  # said once; the checks run as if there were no baseline
     kept = Kept()
     if snap is not None:
-        secrets = list(no_secrets.validate(snap))
+        secrets, new_secrets = baseline.withheld_secrets(snap, no_secrets.validate(snap))
         result.too_large = sorted(snap.oversized)  # unread, so unchecked: withheld like a secret
         result.withheld = sorted({finding.path for finding in secrets} | set(result.too_large))
-        result.findings += [str(finding) for finding in [*secrets, *budget.too_large(snap)]]
+        result.findings += [str(finding) for finding in [*new_secrets, *budget.too_large(snap)]]
         snap.leave_out(result.withheld)
         unreadable = dict(snap.unreadable)
-        kept = keep_losses(snap)
+        kept = keep_losses(snap, repo.root)
         result.lost = dict(kept.lost)
+        result.kept_files = list(kept.files)
         result.unreadable = list(kept.unreadable)
         result.notes += [unreadable_line(path, *unreadable[path]) for path in kept.unreadable]
         result.notes += [loss_line(kept)] if kept.lost else []
+        result.notes += [files_line(kept)] if kept.files else []
     index_error = None
     if scope.covers_dreaming:
         # Nothing derived from a withheld file is committed: the index reads its committed text.
@@ -178,19 +191,20 @@ def _still_busy(repo: MemoryRepo, changes: list[git.Change]) -> str | None:
     return None
 
 
-def _auto_initialize(repo: MemoryRepo, scope: Scope, today: dt.date) -> list[str]:
-    """APM rule 6: create the scope's missing indexes and files, never overwriting one."""
+def _auto_initialize(repo: MemoryRepo, scope: Scope, today: dt.date, deleted: Collection[str]) -> list[str]:
+    """APM rule 6: create the scope's missing indexes and files, never overwriting one.  A file deleted
+    by hand (`deleted`: tracked, not staged) is not missing but gone: flush keeps its HEAD version."""
     from apm_git.state import group_names
 
     created: list[str] = []
     if scope.kind in ("all", "main"):
-        created += layout.ensure_main(repo, today)
+        created += layout.ensure_main(repo, today, deleted)
     if scope.kind == "all":
         mapping = group_names(repo)
         for group in sorted(set(mapping.values())):
-            created += layout.ensure_group(repo, group, today, mapping)
+            created += layout.ensure_group(repo, group, today, mapping, deleted)
     if scope.group is not None:
-        created += layout.ensure_group(repo, scope.group, today)
+        created += layout.ensure_group(repo, scope.group, today, skip=deleted)
     return created
 
 

@@ -4,22 +4,28 @@ An entry that is gone from the work tree with no record of where it went (archiv
 merged, superseded, forgotten: see apm-no-loss) stays committed as HEAD has it.  The
 committed text of its file is the work tree's with the lost records put back where they
 stood; a deleted file is committed as HEAD has it, less the records that went elsewhere.
-A tracked file that is no longer valid UTF-8 keeps its HEAD version: its entries cannot
-be read, so committing it could destroy them unseen.  The work tree is never touched.
+The same holds for whole files (most agent memory is free-form Markdown, with no record
+in it): a tracked file that is gone from the work tree (deleted or emptied) keeps its HEAD
+version unless the user staged the change (`git rm`, `git add`) or its text is elsewhere.  A tracked file that is no
+longer valid UTF-8 keeps its HEAD version: its entries cannot be read, so committing it
+could destroy them unseen.  The work tree is never touched.
 """
 from __future__ import annotations
 
 import dataclasses
 import datetime as dt
 from collections.abc import Mapping
+from pathlib import Path
 
+from apm_git import git, names
 from apm_git.checks import no_loss
-from apm_git.checks.snapshot import Snapshot
+from apm_git.checks.snapshot import INDEX, Snapshot
 from apm_git.memory_index import build_index
 from apm_git.model.reinsert import drop_records, keep_records
 from apm_git.repo import InvalidUtf8, MemoryRepo
 
 SHOWN = 10  # entries named in the one line; `apm-git lint` lists them all
+SHOWN_FILES = 5  # files named in the one line; `git status` lists them all
 
 
 @dataclasses.dataclass
@@ -28,6 +34,7 @@ class Kept:
     contents: dict[str, bytes] = dataclasses.field(default_factory=dict)  # repo path -> bytes to commit
     as_head: list[str] = dataclasses.field(default_factory=list)  # repo paths left out: HEAD's version stays
     unreadable: list[str] = dataclasses.field(default_factory=list)  # tracked files that are not UTF-8 any more
+    files: list[str] = dataclasses.field(default_factory=list)  # tracked files gone from the work tree, kept
 
     @property
     def held(self) -> set[str]:
@@ -35,9 +42,10 @@ class Kept:
         return {*self.contents, *self.as_head}
 
 
-def keep_losses(snap: Snapshot) -> Kept:
-    """What the commit holds instead of the work tree for lost entries and unreadable files; `snap`
-    becomes the snapshot of that commit, so the checks see what is committed."""
+def keep_losses(snap: Snapshot, root: Path | None = None) -> Kept:
+    """What the commit holds instead of the work tree for lost entries, gone files and unreadable files;
+    `snap` becomes the snapshot of that commit, so the checks see what is committed.  `root` is the
+    repository whose index says which changes the user staged (none without it)."""
     kept = Kept()
     kept.unreadable = sorted(path for path in snap.unreadable if snap.at_base(path) and path in snap.base)
     lost = no_loss.lost(snap)
@@ -45,23 +53,74 @@ def keep_losses(snap: Snapshot) -> Kept:
     for entry, (path, _) in lost.items():
         by_path.setdefault(path, set()).add(entry)
     as_head = list(kept.unreadable)
+    gone = gone_files(snap)
+    if gone and root is not None:
+        gone -= git.staged(root, snap.config.memory_dir)
     for path, ids in sorted(by_path.items()):
         base = snap.base.get(path)
         if base is None:  # HEAD's own version cannot be read: nothing to put back from
             continue
         kept.lost.update(dict.fromkeys(sorted(ids), path))
-        if path in snap.new:
+        if path in snap.new and path not in gone:
             text = keep_records(snap.new[path], base, ids)
         else:  # the file is gone: HEAD's version, less what went elsewhere
             text = drop_records(base, set(snap.base_entries(path)) - ids)
-        if text == base:
+        _commit_as(snap, kept, as_head, path, text, base)
+    for path in sorted(gone - set(by_path)):
+        base = snap.base.get(path)
+        if base is None:
             as_head.append(path)
-        else:
-            kept.contents[path] = text.encode("utf-8")
-            snap.commit_as(path, text)
+            continue
+        _commit_as(snap, kept, as_head, path, drop_records(base, snap.base_entries(path)), base)
+    kept.files = sorted(gone)
     snap.leave_out(as_head)
     kept.as_head = sorted(as_head)
     return kept
+
+
+def _commit_as(snap: Snapshot, kept: Kept, as_head: list[str], path: str, text: str, base: str) -> None:
+    if text == base:
+        as_head.append(path)
+    else:
+        kept.contents[path] = text.encode("utf-8")
+        snap.commit_as(path, text)
+
+
+def gone_files(snap: Snapshot) -> set[str]:
+    """The tracked files whose text is gone from the work tree and on record nowhere else.
+
+    Gone: deleted, or holding nothing (see `holds_text`) where HEAD's held something.  On record
+    elsewhere: an added file holds HEAD's text byte for byte (a move by hand, a journal archived
+    by a consolidation cut short).  A file that holds nothing but records is left to the records'
+    own accounting (`no_loss.lost`).  INDEX.md (rebuilt) and flush-state.json (rewritten) are
+    machine-made: each flush makes them anew.
+    """
+    added = {snap.new[change.path] for change in snap.changes if change.status == "A" and change.path in snap.new}
+    gone = set()
+    for change in snap.changes:
+        path, base = change.path, snap.base.get(change.path)
+        rel = snap.rel(path)
+        if change.status == "A" or rel is None or snap.kind(path) == INDEX or rel == names.FLUSH_STATE:
+            continue
+        if base is None:  # HEAD's text is not UTF-8: kept when the file is deleted, as it cannot be weighed
+            if change.status == "D":
+                gone.add(path)
+            continue
+        if path in snap.unreadable:
+            continue  # kept as HEAD has it already
+        if path in snap.new and holds_text(snap.new[path]):
+            continue  # an edit: its entries are guarded one by one, the rest is the user's to change
+        if base in added or not holds_text(base):
+            continue
+        if not holds_text(drop_records(base, snap.base_entries(path))):
+            continue  # only records: each is kept, or not, on its own (named by `loss_line`)
+        gone.add(path)
+    return gone
+
+
+def holds_text(text: str) -> bool:
+    """Whether `text` holds a line that is neither blank nor a Markdown heading: something a reader would miss."""
+    return any(line.strip() and not line.lstrip().startswith("#") for line in text.splitlines())
 
 
 def committed_index(
@@ -73,7 +132,9 @@ def committed_index(
     texts: dict[str, str] = {}
     for path in kept.held:
         rel = repo.memory_rel(path)
-        if rel is not None and path in snap.new and (path in kept.unreadable or not (repo.root / path).is_file()):
+        if rel is not None and path in snap.new and (
+            path in kept.unreadable or path in kept.files or not (repo.root / path).is_file()
+        ):
             texts[rel] = snap.new[path]
     if not texts:
         return None
@@ -99,3 +160,17 @@ def loss_line(kept: Kept) -> str:
 
 def unreadable_line(path: str, line: int, why: str) -> str:
     return f"{path}:{line}: cannot be read: {why}; the commit keeps its HEAD version, so none of its entries is lost"
+
+
+def files_line(kept: Kept) -> str:
+    """One line: which files the commit kept although the work tree lost them, and the way out."""
+    files = kept.files
+    one = len(files) == 1
+    named = ", ".join(files[:SHOWN_FILES])
+    more = f" and {len(files) - SHOWN_FILES} more (`git status` lists them)" if len(files) > SHOWN_FILES else ""
+    return (
+        f"{len(files)} memory file{' is' if one else 's are'} gone from the work tree (deleted or emptied, "
+        f"and not staged), so the commit keeps {'it' if one else 'them'} as HEAD has {'it' if one else 'them'}: "
+        f"{named}{more}; restore {'it' if one else 'them'} (`git checkout HEAD -- PATH`), or delete "
+        f"deliberately: `git rm PATH` (`git add PATH` to commit an emptied file), then flush"
+    )

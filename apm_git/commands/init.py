@@ -7,11 +7,13 @@ from pathlib import Path
 from apm_git import clock, git, layout, names, templates
 from apm_git.atomic import TEMP_SUFFIX, write_atomic
 from apm_git.commands import precommit
+from apm_git.commands.adopt import Adoption, commit_as_found, keep_replaced
+from apm_git.commands.baseline import record
 from apm_git.commands.setup import DIFF_DRIVER  # init in a clone sets it up as `apm-git setup` does
 from apm_git.commit import commit
 from apm_git.config import CONFIG_FILE, load_config, parse_config
 from apm_git.errors import StateError, UsageError
-from apm_git.memory_index import build_index
+from apm_git.memory_index import refresh_index
 from apm_git.repo import MemoryRepo, decode, find_root
 from apm_git.state import group_names
 
@@ -27,6 +29,7 @@ class InitResult:
     git_initialized: bool
     hooks_installed: bool
     warning: str | None = None
+    adoption: Adoption = dataclasses.field(default_factory=Adoption)
 
 
 def init(path: Path, *, install: bool = True) -> InitResult:
@@ -49,9 +52,11 @@ def init(path: Path, *, install: bool = True) -> InitResult:
     apm_yaml = templates.render("init/apm.yaml")
     config = load_config(root) if (root / CONFIG_FILE).exists() else parse_config(apm_yaml)
     hooks_config = precommit.with_apm_hooks(root, config.memory_dir)  # a broken config stops init before any write
+    repo = MemoryRepo(root, git_dir, config)
+    adoption = commit_as_found(repo)  # what the folder already held, committed first as it was
+    adoption.kept = keep_replaced(repo)
     if _create(root / CONFIG_FILE, apm_yaml.encode()):
         created.append(CONFIG_FILE)
-    repo = MemoryRepo(root, git_dir, config)
     today = clock.today()
     memory_values = {"memory_dir": repo.memory_prefix}
     for rel in templates.tree("init/memory"):
@@ -62,8 +67,10 @@ def init(path: Path, *, install: bool = True) -> InitResult:
     mapping = group_names(repo)
     for group in sorted(set(mapping.values())):
         created += [repo.repo_path(rel) for rel in layout.ensure_group(repo, group, today, mapping)]
-    if _create(repo.path(names.INDEX), build_index(repo, today).encode()):
-        created.append(repo.repo_path(names.INDEX))
+    withheld = [rel for rel in map(repo.memory_rel, adoption.withheld) if rel is not None]
+    had_index = repo.exists(names.INDEX)
+    if refresh_index(repo, today, exclude=withheld):  # an adopted journal is listed at once
+        (updated if had_index else created).append(repo.repo_path(names.INDEX))
     if _merge_lines(root / GITATTRIBUTES, templates.render("init/.gitattributes", **memory_values)):
         (created if GITATTRIBUTES not in _tracked(root, GITATTRIBUTES) else updated).append(GITATTRIBUTES)
     if hooks_config is not None:
@@ -73,10 +80,17 @@ def init(path: Path, *, install: bool = True) -> InitResult:
     # A kill can leave a temporary file of apm-git's behind: no `git add -A` of the user's stages it.
     exclude = root / git.out(root, "rev-parse", "--git-path", "info/exclude").strip()
     _merge_lines(exclude, f"# apm-git's temporary files\n*{TEMP_SUFFIX}\n")
-    paths = created + updated
+    paths = created + updated + [path for move in adoption.kept for path in move]
+    if paths or adoption.commit:  # the baseline records what holds with the layout in place
+        adoption.known = record(repo).total
+        if git.status(root, [repo.repo_path(names.BASELINE)]):
+            (created if not adoption.commit and not _tracked(root, repo.repo_path(names.BASELINE)) else updated).append(
+                repo.repo_path(names.BASELINE))
+            paths.append(repo.repo_path(names.BASELINE))
     sha = commit(repo, paths, "init", [("Apm-Trigger", "init"), ("Apm-Scope", "all")]) if paths else None
     problem = precommit.install(root) if install else None
-    result = InitResult(root, created, updated, sha, git_initialized, hooks_installed=install and problem is None)
+    result = InitResult(root, created, updated, sha, git_initialized, hooks_installed=install and problem is None,
+                        adoption=adoption)
     if problem is not None:
         result.warning = f"`pre-commit install` failed ({problem}); fix that, then run `pre-commit install` here"
     return result

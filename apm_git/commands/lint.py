@@ -5,6 +5,7 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
+from apm_git.checks import baseline
 from apm_git.checks.gather import gather, resolve_sides
 from apm_git.checks.run import run_checks
 from apm_git.checks.snapshot import Finding
@@ -18,10 +19,12 @@ class LintResult:
     new: str
     checked: list[str]
     findings: list[Finding]
+    known: list[Finding] = dataclasses.field(default_factory=list)  # findings the baseline knows
 
     def as_dict(self) -> dict[str, Any]:
         return {"base": self.base, "new": self.new, "checked": self.checked,
-                "findings": [finding.as_dict() for finding in self.findings]}
+                "findings": [finding.as_dict() for finding in self.findings],
+                "known": [finding.as_dict() for finding in self.known]}
 
 
 def lint(
@@ -31,8 +34,12 @@ def lint(
     from_ref: str | None = None,
     to_ref: str | None = None,
     all_files: bool = False,
+    baseline_too: bool = False,
 ) -> LintResult:
-    """Check the changes from the base to the new side; per-file checks on `paths`, all files, or the changed ones."""
+    """Check the changes from the base to the new side; per-file checks on `paths`, all files, or the changed ones.
+
+    `findings` are those the findings baseline does not know; `baseline_too` puts the known ones there too.
+    """
     sides = resolve_sides(repo.root, from_ref=from_ref, to_ref=to_ref)
     snap = gather(repo, sides, targets=list(paths) if paths else None, all_files=all_files)
     for path in paths:
@@ -40,4 +47,6 @@ def lint(
             raise UsageError(
                 f"{path}: no such memory file in {sides.new_name}; name a file under {repo.memory_prefix}/",
             )
-    return LintResult(sides.base_name, sides.new_name, snap.targets, run_checks(snap))
+    everything = run_checks(snap, baseline_too=True)
+    new, known = baseline.split(snap, everything)
+    return LintResult(sides.base_name, sides.new_name, snap.targets, everything if baseline_too else new, known)

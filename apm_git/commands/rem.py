@@ -12,8 +12,10 @@ from apm_git.commands.consolidation import (
     counted,
     flush_first,
     guard_refusal,
+    left_out,
     read_memory,
     scored_files,
+    without_left_out,
 )
 from apm_git.dreaming.execute import Changes
 from apm_git.dreaming.plan import RemPlan, rem_json, rem_trailers
@@ -34,7 +36,8 @@ def rem(
     finish_pending(repo, wait=not dry_run)  # an interrupted commit first: the plan reads the work tree
     flushed = None if dry_run else flush_first(repo, STAGE, lambda: _plan(repo, force, fresh))
     with write_lock(repo):
-        outcome = _plan(repo, force or dry_run, fresh)  # a dry run shows the plan the guard would refuse
+        left = [] if dry_run else left_out(repo)
+        outcome = _plan(repo, force or dry_run, fresh, left)  # a dry run shows the plan the guard would refuse
         plan = outcome.plan
         summary = counted(
             [("archived", len(plan.archivals)), ("proven", len(plan.proven)),
@@ -44,7 +47,7 @@ def rem(
         )
         result = StageResult(
             STAGE, f"{STAGE} {summary}", rem_json(plan, repo.memory_prefix), rem_trailers(plan, repo.memory_prefix),
-            flushed=flushed, dry_run=dry_run,
+            flushed=flushed, dry_run=dry_run, left_out=[repo.repo_path(rel) for rel in left],
         )
         if dry_run and not force:
             result.refused = guard_refusal(STAGE, len(plan.archivals), plan.live, repo.config.rem)
@@ -56,13 +59,14 @@ def rem(
     return result
 
 
-def _plan(repo: MemoryRepo, force: bool, fresh: frozenset[str]) -> RemOutcome:
+def _plan(repo: MemoryRepo, force: bool, fresh: frozenset[str], left: list[str] | None = None) -> RemOutcome:
     today = clock.today()
-    files = {name: repo.read(name) or "" for name in scored_files(repo)}
+    left = left or []
+    files = {name: repo.read(name) or "" for name in scored_files(repo, left)}
     outcome = plan_rem(files, repo.read(layout.archive_file(today)), today, repo.config, fresh)
     if _old_journals(repo, today):  # worth asking deep sleep which of them have nothing left to promote
-        memory = read_memory(repo)
-        outcome.plan.journal_moves = plan_deep_sleep(memory, today, repo.config).journal_moves
+        memory = read_memory(repo, left)
+        outcome.plan.journal_moves = without_left_out(plan_deep_sleep(memory, today, repo.config), left).journal_moves
         outcome.read.update((move.source, memory.journals[move.source]) for move in outcome.plan.journal_moves)
     check_guard(STAGE, len(outcome.plan.archivals), outcome.plan.live, repo.config.rem, force)
     return outcome

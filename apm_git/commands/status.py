@@ -1,13 +1,20 @@
-"""`apm-git status`: budgets used, last flushes, pending items, and what is due."""
+"""`apm-git status`: budgets used, the findings that hold now, last flushes, pending items, and what is due.
+
+The findings are computed afresh (the checks on the work tree), never read from the last
+flush's record: a finding shows for as long as it holds.
+"""
 from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+from collections import Counter
 from typing import Any
 
 from apm_git import clock, git, names
+from apm_git.checks.snapshot import Finding
 from apm_git.commands.setup import missing
 from apm_git.config import CONFIG_FILE
+from apm_git.errors import ApmGitError
 from apm_git.repo import MemoryRepo
 from apm_git.state import load_flush_state, with_quiet_runs
 
@@ -32,13 +39,52 @@ class Due:
 
 
 @dataclasses.dataclass
+class Findings:
+    """What the checks find in the work tree now: new findings, those the baseline knows, and the
+    suspected secrets that keep a file out of every commit (not marked false positives)."""
+
+    new: list[Finding] = dataclasses.field(default_factory=list)
+    known: list[Finding] = dataclasses.field(default_factory=list)
+    withheld: list[Finding] = dataclasses.field(default_factory=list)
+    problem: str | None = None  # why the checks could not run
+
+    def totals(self, which: list[Finding]) -> dict[str, int]:
+        return dict(Counter(finding.hook for finding in which).most_common())
+
+    def worst(self, limit: int) -> list[Finding]:
+        """The few new findings to look at first: by how much they put memory at risk, then where."""
+        return sorted(self.new, key=lambda finding: (SEVERITY.index(finding.hook)
+                                                     if finding.hook in SEVERITY else len(SEVERITY), finding))[:limit]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "new": [finding.as_dict() for finding in self.new],
+            "new_totals": self.totals(self.new),
+            "known_totals": self.totals(self.known),
+            "withheld": [finding.as_dict() for finding in self.withheld],
+            "problem": self.problem,
+        }
+
+
+@dataclasses.dataclass
 class StatusResult:
     files: list[FileBudget]
     last_flush: dict[str, str | None]
     pending_items: list[Any]
     due: list[Due]
     uncommitted: list[str]
+    findings: Findings = dataclasses.field(default_factory=Findings)
     not_set_up: list[str] = dataclasses.field(default_factory=list)  # what `apm-git setup` would add
+
+    def as_dict(self) -> dict[str, Any]:
+        data = dataclasses.asdict(self)
+        data["findings"] = self.findings.as_dict()
+        return data
+
+
+# Most harmful first: a secret about to leak, memory lost, then shape and size.
+SEVERITY = ("apm-no-secrets", "apm-no-loss", "apm-append-only", "apm-state-json", "apm-budget", "apm-index-fresh",
+            "apm-record-format")
 
 
 def due_dates(state: dict[str, Any], today: dt.date, every: dict[str, int]) -> list[Due]:
@@ -76,5 +122,24 @@ def status(repo: MemoryRepo) -> StatusResult:
         pending_items=list(state["pending_items"]),
         due=due_dates(state, clock.today(), every),
         uncommitted=sorted(change.path for change in changes),
+        findings=current_findings(repo),
         not_set_up=missing(repo.root),
     )
+
+
+def current_findings(repo: MemoryRepo) -> Findings:
+    """Every check on every memory file of the work tree, split by the findings baseline."""
+    from apm_git.checks import baseline, no_secrets
+    from apm_git.checks.run import run_checks
+    from apm_git.commands.baseline import work_tree
+
+    try:
+        snap = work_tree(repo)
+        everything = run_checks(snap, baseline_too=True)
+        new, known = baseline.split(snap, everything)
+    except ApmGitError as error:
+        return Findings(problem=str(error))
+    uncommitted = {change.path for change in snap.changes if change.status != "D"}
+    secrets = [finding for finding in everything if finding.hook == no_secrets.ID and finding.path in uncommitted]
+    withheld, _ = baseline.withheld_secrets(snap, secrets)
+    return Findings(new, known, withheld)

@@ -17,7 +17,7 @@ from apm_git.commit import commit
 from apm_git.dreaming.execute import Changes
 from apm_git.errors import StateError
 from apm_git.landing import Update
-from apm_git.memory_index import build_index
+from apm_git.memory_index import build_index, own_index
 from apm_git.repo import MemoryRepo
 from apm_git.state import flush_state_text, load_flush_state, record_quiet_run
 from apm_git.transaction import EditedMeanwhile
@@ -94,6 +94,9 @@ def _planned(repo: MemoryRepo, changes: Changes, stage: str, today: dt.date) -> 
         dreaming = state["dreaming"] = {}
     dreaming[f"last_{stage.replace('-', '_')}"] = clock.stamp()
     planned[names.FLUSH_STATE] = (current(names.FLUSH_STATE), flush_state_text(state).encode("utf-8"))
+    own = own_index(repo)
+    if own is not None:  # a person's own INDEX.md is moved aside (a rename in the commit), never overwritten
+        planned[own] = (None, current(names.INDEX))
     texts = {rel: None if after is None else after.decode("utf-8") for rel, (_, after) in planned.items()}
     absent, committed = _as_committed(repo, {*planned, names.INDEX})
     index = build_index(repo, today, exclude=absent, instead={**committed, **texts})

@@ -30,6 +30,7 @@ HINTS = {
     "context": "stack, layout, schema, deployment",
     "person": "preferences, roles, habits",
     "tool": "commands, environment, proxies",
+    "kept": "your own file from before apm-git, kept as it was",
 }
 _SESSION_ITEM = re.compile(r"- \*\*(?P<kind>[A-Za-z]+):\*\*\s*(?P<text>.*)")
 
@@ -115,6 +116,12 @@ class Conflict:
     entry: str
     file: str
     what: str
+
+
+def generated(text: str) -> bool:
+    """Whether `text` is an index apm-git wrote (its title, rebuild line and tables), not a person's own."""
+    head = text.lstrip("\ufeff").split("\n", 4)[:4]
+    return any(line.startswith("> Last rebuilt: ") for line in head) and not read(text).problems
 
 
 def summarize(name: str, parsed: RecordFile, recent: int = 3, headings: tuple[str, ...] = ()) -> FileSummary:
