@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import os
 import shutil
 from pathlib import Path
 
@@ -17,6 +16,7 @@ from apm_git.dreaming.plan import PlanRefused
 from apm_git.model.records import parse
 from apm_git.repo import MemoryRepo
 from tests.conftest import Invoke, git, run_apm
+from tests.realworld import ENV_CASES, cases_dir
 
 TODAY = dt.date(2026, 5, 20)
 ROUTING = Config().routing
@@ -142,11 +142,11 @@ def test_a_plan_that_is_not_json_is_one_line(repo: MemoryRepo, run_cli: Invoke, 
     assert both.exit_code == 2
 
 
-CASES = Path(os.environ.get("APM_GIT_REALWORLD", Path(__file__).resolve().parents[2] / "shared/realworld/cases"))
+CASES = cases_dir() or Path("../shared/realworld/cases")
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not CASES.is_dir(), reason=f"the real workspaces are not here ({CASES}); set APM_GIT_REALWORLD")
+@pytest.mark.skipif(not CASES.is_dir(), reason=f"the real workspaces are not here ({CASES}); set {ENV_CASES}")
 def test_import_on_every_real_workspace_drops_no_line(tmp_path: Path) -> None:
     for case in sorted(path for path in CASES.iterdir() if path.is_dir()):
         work = tmp_path / case.name

@@ -1,6 +1,6 @@
 """The whole life of apm-git on real agent workspaces (issue 8), in the three ways a person adopts one.
 
-The workspaces are in `../shared/realworld/cases/` beside the repository (or $APM_GIT_REALWORLD); the
+The workspaces are in `../shared/realworld/cases/` beside the repository (or $APM_GIT_REALWORLD_CASES); the
 test skips, naming the reason, when they are absent.  Each run works on its own copy in tmp_path, so
 runs are independent and parallel-safe.  Commands run in-process: an exception would fail the test
 with its traceback, so "no traceback" is asserted by every call.
@@ -8,7 +8,6 @@ with its traceback, so "no traceback" is asserted by every call.
 from __future__ import annotations
 
 import datetime as dt
-import os
 import re
 import shutil
 from pathlib import Path
@@ -16,8 +15,9 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import Invoke, Ran, git
+from tests.realworld import ENV_CASES, cases_dir
 
-CASES = Path(os.environ.get("APM_GIT_REALWORLD", Path(__file__).resolve().parents[2] / "shared/realworld/cases"))
+CASES = cases_dir() or Path("../shared/realworld/cases")
 NAMES = sorted(path.name for path in CASES.iterdir() if path.is_dir()) if CASES.is_dir() else []
 WAYS = ("plain-folder", "git-repository", "init-then-copy")
 TODAY = dt.date(2026, 12, 1)
@@ -25,7 +25,7 @@ RECORD_ID = re.compile(r"^## \[(\d{4}-\d{2}-\d{2})\] (?:\[PROVEN\] )?(.+)$", re.
 
 pytestmark = [
     pytest.mark.slow,
-    pytest.mark.skipif(not NAMES, reason=f"the real workspaces are not here ({CASES}); set APM_GIT_REALWORLD"),
+    pytest.mark.skipif(not NAMES, reason=f"the real workspaces are not here ({CASES}); set {ENV_CASES}"),
 ]
 
 
