@@ -274,3 +274,34 @@ def test_bad_revisions_are_one_line_usage_errors(repo: MemoryRepo, run_cli: Invo
     assert ran.exit_code == 2 and "give one" in ran.stderr
     ran = run_cli("--repo", str(repo.root), "diff", "--format", "yaml")
     assert ran.exit_code == 2
+
+
+def test_a_journal_archived_whole_a_hand_move_and_a_moved_section(repo: MemoryRepo, run_cli: Invoke) -> None:
+    story = Story(repo, run_cli)
+    story.apm("journal", "add", "Ask about the deploy window", "--kind", "pending", "--title", "Deploy window")
+    (repo.memory / "people.md").write_text("# People\n\n## Notes\n\nBob owns deploys.\nAlice owns billing.\n")
+    story.apm("flush")
+    before = story.mark("journal")
+    story.apm("deep-sleep", day="2026-06-20")  # 31 days later: the journal holds only a pending item
+    data = story.diff_json(f"{before}..HEAD")
+    assert data["entries"] == []
+    (moved,) = [file for file in data["files"] if file["status"] == "renamed"]
+    assert (moved["from"], moved["path"], moved["entries_moved"]) == (
+        "memory/2026-05-20.md", "memory/archive/journals/2026-05-20.md", 1)
+    assert "memory/2026-05-20.md -> memory/archive/journals/2026-05-20.md" in story.diff(f"{before}..HEAD")
+    # by hand, in the work tree: an entry moved from the archived journal to a category file, a section moved
+    archived = repo.memory / "archive/journals/2026-05-20.md"
+    text = archived.read_text()
+    start = text.index("## [2026-05-20] Deploy window")
+    (repo.memory / "decisions.md").write_text((repo.memory / "decisions.md").read_text() + "\n" + text[start:])
+    archived.write_text(text[:start])
+    people = (repo.memory / "people.md").read_text()
+    notes = people[people.index("## Notes"):]
+    (repo.memory / "people.md").write_text(people.replace(notes, ""))
+    (repo.memory / "project-context.md").write_text((repo.memory / "project-context.md").read_text() + "\n" + notes)
+    data = story.diff_json()
+    (entry,) = data["entries"]
+    assert (entry["id"], entry["status"], entry["from"], entry["to"]) == (
+        "2026-05-20-deploy-window", "moved", "memory/archive/journals/2026-05-20.md", "memory/decisions.md")
+    assert [(s["status"], s["from"], s["file"], s["heading"]) for s in data["sections"]] == [
+        ("moved", "memory/people.md", "memory/project-context.md", "## Notes")]

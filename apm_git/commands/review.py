@@ -8,6 +8,7 @@ from apm_git import git
 from apm_git.checks import no_loss
 from apm_git.checks.entries import Place
 from apm_git.checks.gather import INDEX, WORKTREE, gather
+from apm_git.checks.snapshot import Snapshot
 from apm_git.repo import MemoryRepo
 from apm_git.review import classify as cl
 from apm_git.review.commits import CommitInfo, check_range, read_commits
@@ -39,13 +40,22 @@ def diff(repo: MemoryRepo, revision: str | None = None, *, cached: bool = False)
     commits = read_commits(repo.root, states.revisions) if states.revisions else []
     facts = cl.trailer_facts(trailer for commit in commits for trailer in commit.trailers)
     files = changed_files(repo, sides)
-    snap = gather(repo, sides)  # the no-loss check's own view of the same two sides
-    lost = no_loss.lost(snap)
+    snaps: list[Snapshot] = []
+
+    def snap() -> Snapshot:
+        """The no-loss check's own view of the same two sides, built only when an entry left unexplained."""
+        if not snaps:
+            snaps.append(gather(repo, sides))
+        return snaps[0]
+
+    def lost_of(ids: Collection[str]) -> dict[str, tuple[str, int]]:
+        found = no_loss.lost(snap())
+        return {entry: found[entry] for entry in ids if entry in found}
 
     def places(ids: Collection[str]) -> dict[str, list[Place]]:
-        return snap.entries.places(ids) if ids else {}
+        return snap().entries.places(ids) if ids else {}
 
-    found = cl.classify(files, new_side_config(repo, sides), facts, lost, places)
+    found = cl.classify(files, new_side_config(repo, sides), facts, lost_of, places)
     new = None if sides.new in (INDEX, WORKTREE) else sides.new
     return Review(sides.base, sides.base_name, new, sides.new_name, commits,
                   found.entries, found.sections, found.files)

@@ -141,12 +141,14 @@ def classify(
     files: Sequence[FileChange],
     config: Config,
     facts: TrailerFacts,
-    lost: Mapping[str, tuple[str, int]],
+    lost_of: Callable[[Collection[str]], Mapping[str, tuple[str, int]]],
     places: Callable[[Collection[str]], Mapping[str, Sequence[Place]]],
 ) -> Classified:
-    """`lost`: id -> (path, line) at the base of each entry the no-loss check finds gone without a
-    trace; `places`: where ids that left the changed files are found on the new side (the entry
-    elsewhere, or a `Merged`/`Supersedes` field naming it), asked once for all of them."""
+    """`lost_of(ids)`: id -> (path, line) at the base of each of `ids` that the no-loss check finds gone
+    without a trace; `places(ids)`: where each of `ids` is on the new side (the entry elsewhere, or a
+    `Merged`/`Supersedes` field naming it).  Both are asked once, and only about the ids that left the
+    changed files with no `Merged`/`Supersedes` field there naming them and no `Apm-Forget`: the others
+    are not lost by the no-loss rule, and what happened to them is known without a look at the rest."""
     kinds = _Kinds(config)
     parsed = [(change, _parse(change.before), _parse(change.after))
               for change in files if not change.whole_move and change.path.endswith(".md")]
@@ -154,7 +156,9 @@ def classify(
     after = _entries((change.path, new) for change, _, new in parsed if new)
     naming = _naming(record for _, record in after.values())
     gone = [entry for entry in before if entry not in after]
-    found = places([entry for entry in gone if entry not in lost and entry not in facts.forgotten])
+    unexplained = [entry for entry in gone if entry not in naming and entry not in facts.forgotten]
+    lost = lost_of(unexplained) if unexplained else {}
+    found = places([entry for entry in unexplained if entry not in lost]) if len(lost) < len(unexplained) else {}
     both = (_both(entry, before[entry], after[entry], kinds, facts) for entry in before if entry in after)
     entries = [
         *(entry for entry in both if entry is not None),

@@ -126,6 +126,11 @@ def new_side_config(repo: MemoryRepo, sides: Sides) -> Config:
         return repo.config
     data = git.cat_files(repo.root, [f"{sides.new}:{CONFIG_FILE}"]).get(f"{sides.new}:{CONFIG_FILE}")
     try:
+        if data == (repo.root / CONFIG_FILE).read_bytes():
+            return repo.config  # the same file: no need to parse it again (nor to import the YAML parser)
+    except OSError:
+        pass
+    try:
         config = parse_config(data.decode("utf-8")) if data is not None else None
     except (ConfigError, UnicodeDecodeError):
         config = None
