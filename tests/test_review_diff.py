@@ -305,3 +305,43 @@ def test_a_journal_archived_whole_a_hand_move_and_a_moved_section(repo: MemoryRe
         "2026-05-20-deploy-window", "moved", "memory/archive/journals/2026-05-20.md", "memory/decisions.md")
     assert [(s["status"], s["from"], s["file"], s["heading"]) for s in data["sections"]] == [
         ("moved", "memory/people.md", "memory/project-context.md", "## Notes")]
+
+
+def documented_json() -> list[dict[str, Any]]:
+    text = (Path(__file__).resolve().parent.parent / "docs" / "review.md").read_text(encoding="utf-8")
+    blocks = [block.split("```", 1)[0] for block in text.split("```json\n")[1:]]
+    return [json.loads(block) for block in blocks]
+
+
+def shape_of(value: Any) -> Any:
+    """The keys of every object, recursively; a list by the union of its items' shapes."""
+    if isinstance(value, dict):
+        return {key: shape_of(item) for key, item in value.items()}
+    if isinstance(value, list):
+        merged: Any = None
+        for item in value:
+            merged = union(merged, shape_of(item))
+        return [merged] if value else []
+    return None
+
+
+def union(one: Any, other: Any) -> Any:
+    if isinstance(one, dict) and isinstance(other, dict):
+        return {key: union(one.get(key), other.get(key)) for key in [*one, *(k for k in other if k not in one)]}
+    if isinstance(one, list) and isinstance(other, list):
+        return [union(one[0] if one else None, other[0] if other else None)] if one or other else []
+    return one if one is not None else other
+
+
+def test_the_json_is_the_shape_docs_review_md_documents(story: Story) -> None:
+    diff_doc, log_doc = documented_json()
+    people = story.repo.memory / "people.md"
+    people.write_text(people.read_text().replace("- Body: In the path.", "- Body: In the URL path.")
+                      + "\n## Shell aliases\n\nk = kubectl\n")
+    rem = story.commits["rem"]
+    data = story.diff_json(f"{rem}~1")
+    assert data["version"] == diff_doc["version"] == 1
+    real, documented = shape_of(data), shape_of(diff_doc)
+    assert real == documented
+    log = json.loads(story.apm("log", "--json", "-n", "1"))
+    assert shape_of(log) == shape_of(log_doc)
