@@ -345,3 +345,31 @@ def test_the_json_is_the_shape_docs_review_md_documents(story: Story) -> None:
     assert real == documented
     log = json.loads(story.apm("log", "--json", "-n", "1"))
     assert shape_of(log) == shape_of(log_doc)
+
+
+def test_imported_and_promoted_dated_sections(repo: MemoryRepo, run_cli: Invoke) -> None:
+    """A free-form dated section turned into a record is an entry imported (or promoted), not a section removed."""
+    story = Story(repo, run_cli)
+    (repo.memory / "2026-05-18.md").write_text(
+        "# 2026-05-18\n\n## 2026-05-18 — Fixed the backup bug\n- The cron ran in UTC.\n\n"
+        "## Notes\n\nnothing else\n")
+    (repo.memory / "decisions.md").write_text(
+        (repo.memory / "decisions.md").read_text() + "\n## 2026-05-13 — Email checks use gog only\n\n- Use gog.\n")
+    story.apm("flush")
+    before = story.mark("hand-written")
+    plan = story.apm("import", "--plan")
+    ran = run_cli("--repo", str(repo.root), "import", "--apply", "-", input=plan, env=at(JOURNAL_DAY))
+    assert ran.exit_code == 0, ran.stderr
+    data = story.diff_json(f"{before}..HEAD")
+    assert {(entry["id"], entry["status"]) for entry in data["entries"]} == {
+        ("2026-05-18-fixed-the-backup-bug", "imported"), ("2026-05-13-email-checks-use-gog-only", "imported")}
+    assert data["sections"] == []  # each dated heading is now its record's Source
+
+    # the same journal section promoted by deep sleep straight from free-form text
+    git(repo.root, "reset", "-q", "--hard", before)
+    story.apm("deep-sleep", day="2026-05-22")
+    data = story.diff_json(f"{before}..HEAD")
+    (entry,) = [entry for entry in data["entries"] if entry["id"] == "2026-05-18-fixed-the-backup-bug"]
+    assert (entry["status"], entry["from"], entry["to"], entry["detail"]) == (
+        "promoted", "memory/2026-05-18.md", "memory/lessons.md", "lesson")
+    assert all(section["heading"] != "## 2026-05-18 — Fixed the backup bug" for section in data["sections"])

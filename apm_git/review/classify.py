@@ -10,6 +10,7 @@ reason, the survivor of a fold).  An entry that left with no record of where it 
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 
 from apm_git import names
@@ -38,6 +39,8 @@ ENTRY_STATUSES = (LOSS, ADDED, IMPORTED, EDITED, PROVEN, PROMOTED, MOVED, ARCHIV
 SECTION_STATUSES = ("added", "removed", "changed", "moved")
 PREAMBLE = ""  # the heading of the text before a file's first `## ` heading
 FITNESS_KEYS = ("last_referenced", "hit_count", "decision_value")
+# `Source: heading "## 2026-05-18 — Title"`, and after deep sleep `; memory/2026-05-18.md` (the journal)
+_SOURCE_HEADING = re.compile(r'heading "(.*)"(?:; [^"]*)?')
 
 
 @dataclasses.dataclass(frozen=True)
@@ -107,6 +110,7 @@ class TrailerFacts:
     """What the consolidation and forget trailers of a range say about entries."""
 
     promoted: dict[str, str] = dataclasses.field(default_factory=dict)  # id -> reasons
+    promoted_from: dict[str, str] = dataclasses.field(default_factory=dict)  # id -> the journal it left
     archived: dict[str, str] = dataclasses.field(default_factory=dict)  # id -> "score N"
     superseded_by: dict[str, str] = dataclasses.field(default_factory=dict)  # old id -> new id
     merged_into: dict[str, str] = dataclasses.field(default_factory=dict)  # folded id -> survivor
@@ -124,6 +128,8 @@ def trailer_facts(trailers: Iterable[tuple[str, str]]) -> TrailerFacts:
         tail = value.rsplit("(", 1)[1].rstrip(")").strip() if value.endswith(")") and "(" in value else ""
         if key == "Apm-Promote":
             facts.promoted[words[0]] = tail
+            if len(words) > 1:
+                facts.promoted_from[words[0]] = words[1]
         elif key == "Apm-Archive":
             facts.archived[words[0]] = tail
         elif key == "Apm-Supersede" and len(words) >= 3:
@@ -167,7 +173,9 @@ def classify(
     ]
     entries.sort(key=lambda entry: (ENTRY_STATUSES.index(entry.status), entry.target or entry.source or "",
                                     entry.id))
-    sections = _sections(parsed, kinds)
+    recorded = {heading for _, record in after.values() if (heading := _source_heading(record))}
+    sections = [section for section in _sections(parsed, kinds)
+                if not (section.status == "removed" and section.heading in recorded)]
     summaries = [_file_summary(change, config, kinds) for change in files]
     return Classified(entries, sections, summaries)
 
@@ -266,8 +274,20 @@ def _gone(entry: str, source: str, was: Record, facts: TrailerFacts, lost: Mappi
 
 
 def _new(entry: str, target: str, now: Record, facts: TrailerFacts) -> EntryChange:
-    status = IMPORTED if entry in facts.imported else ADDED
-    return EntryChange(entry, now.title, status, None, target, now.line_no, "")
+    """An entry only on the new side: added, imported (an `Apm-Import`), or promoted from a free-form
+    dated section of a journal (an `Apm-Promote`; the section's heading is in its `Source:`)."""
+    if entry in facts.imported:
+        return EntryChange(entry, now.title, IMPORTED, None, target, now.line_no, "")
+    if entry in facts.promoted and _source_heading(now):
+        return EntryChange(entry, now.title, PROMOTED, facts.promoted_from.get(entry), target, now.line_no,
+                           facts.promoted[entry])
+    return EntryChange(entry, now.title, ADDED, None, target, now.line_no, "")
+
+
+def _source_heading(record: Record) -> str | None:
+    """The free-form heading a record was made from: its `Source: heading "## …"` (apm-git import, deep sleep)."""
+    match = _SOURCE_HEADING.fullmatch(record.field("Source") or "")
+    return match[1] if match else None
 
 
 def field_changes(was: Record, now: Record) -> list[FieldChange]:

@@ -284,7 +284,7 @@ def _md_lines(file: cl.FileSummary) -> str:
 
 def _section_item(section: cl.SectionChange) -> str:
     where = f"{code(section.source)} → {code(section.file)}" if section.source else code(section.file)
-    heading = md(section.heading) if section.heading else "_(text before the first heading)_"
+    heading = md(section.heading.removeprefix("## ")) if section.heading else "_(text before the first heading)_"
     return f"- {section.status} {where}: {heading} ({section.lines_before} → {section.lines_after} lines)\n"
 
 
