@@ -373,3 +373,19 @@ def test_imported_and_promoted_dated_sections(repo: MemoryRepo, run_cli: Invoke)
     assert (entry["status"], entry["from"], entry["to"], entry["detail"]) == (
         "promoted", "memory/2026-05-18.md", "memory/lessons.md", "lesson")
     assert all(section["heading"] != "## 2026-05-18 — Fixed the backup bug" for section in data["sections"])
+
+
+def test_tags_and_fields_changed_by_hand(story: Story) -> None:
+    people = story.repo.memory / "people.md"
+    text = people.read_text()
+    start = text.index("## [2026-05-20] Healthy note 1\n")
+    end = text.index("## ", start + 3)
+    block = text[start:end]
+    edited = block.replace("- Tags: decision\n", "- Tags: decision, cache\n").replace(
+        "decision_value=MEDIUM", "decision_value=LOW").rstrip("\n")
+    edited += "\n- Conflicts: 2026-05-20-healthy-note-2 — both\n\n"
+    people.write_text(text.replace(block, edited))
+    (entry,) = story.diff_json()["entries"]
+    assert changes(entry) == {"tags": ("decision", "decision, cache"), "decision_value": ("MEDIUM", "LOW"),
+                              "conflicts": (None, "2026-05-20-healthy-note-2 — both")}
+    assert "(tags +cache, decision_value MEDIUM→LOW, +conflicts: 2026-05-20-healthy-note-2 — both)" in story.diff()
