@@ -9,6 +9,7 @@ heading, append-only indexes and journals as a union of lines, the JSON state fi
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Mapping, Sequence
 
 from apm_git.checks.entries import NAMING_FIELDS, named_ids
@@ -66,6 +67,10 @@ class _Layout:
     newline: str
     order: list[str]  # PREAMBLE, "s\0<heading>\0<n>" for a free-form section, "r\0<entry key>" for a record
     texts: dict[str, str]
+
+    @functools.cached_property
+    def next_of(self) -> dict[str, str]:
+        return dict(zip(self.order, self.order[1:]))
 
 
 def merge_memory(
@@ -358,31 +363,40 @@ class _Merge:
 
 
 def _follows(layout: _Layout, first: str, second: str) -> bool:
-    if first.startswith("c\0") or second.startswith("c\0"):
-        return False
-    order = layout.order
-    try:
-        at = order.index(first)
-    except ValueError:
-        return False
-    return at + 1 < len(order) and order[at + 1] == second
+    return layout.next_of.get(first) == second
 
 
 def _insert_missing(order: list[str], other: list[str]) -> list[str]:
     """`order` with the keys of `other` it lacks, each after the key that precedes it in `other`."""
-    result = list(order)
-    have = set(result)
     known = set(other)
+    if known <= set(order):
+        return list(order)
+    after: dict[str, list[str]] = {}  # key of `order` -> keys of `other` that go right after it
+    have = set(order)
     anchor = PREAMBLE
     for key in other:
         if key not in have:
-            at = result.index(anchor) + 1 if anchor in have else len(result)
-            while at < len(result) and result[at] not in known:
-                at += 1  # after what only `order` added there: ours's additions come first
-            result.insert(at, key)
+            after.setdefault(anchor, []).append(key)
             have.add(key)
         anchor = key
-    return result
+
+    def chain(key: str) -> list[str]:
+        """`key` and what goes after it, the keys anchored on inserted keys included."""
+        keys = [key]
+        for follower in after.pop(key, []):
+            keys += chain(follower)
+        return keys
+
+    result: list[str] = []
+    pending: list[str] = []  # keys to insert once what only `order` added at that spot is past
+    for key in order:
+        if pending and key in known:
+            result += pending
+            pending = []
+        result.append(key)
+        for follower in after.pop(key, []):
+            pending += chain(follower)
+    return result + pending
 
 
 def _place_of(base: _Entry | None, ours: _Entry, theirs: _Entry) -> str:
