@@ -70,7 +70,7 @@ class _Layout:
 
     @functools.cached_property
     def next_of(self) -> dict[str, str]:
-        return dict(zip(self.order, self.order[1:]))
+        return dict(zip(self.order, self.order[1:], strict=False))
 
 
 def merge_memory(
