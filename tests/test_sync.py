@@ -1,0 +1,186 @@
+"""`apm-git sync` against real remotes: a bare repository by path and a real `git daemon` on loopback."""
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import Invoke
+from tests.sync_helpers import bare_remote, clone, first_clone, git, git_daemon
+
+NOW = "2026-05-04T10:00:00"
+
+
+@pytest.fixture(params=["path", "daemon"])
+def url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """The URL of an empty bare remote, by path or through `git daemon`."""
+    remote = bare_remote(tmp_path)
+    if request.param == "path":
+        yield str(remote)
+    else:
+        with git_daemon(tmp_path) as prefix:
+            yield prefix + remote.name
+
+
+@pytest.fixture
+def url_by_path(tmp_path: Path) -> str:
+    return str(bare_remote(tmp_path))
+
+
+def sync(run_cli: Invoke, root: Path, *args: str, now: str = NOW) -> tuple[int, str, str]:
+    ran = run_cli("--repo", str(root), "sync", *args, env={"APM_GIT_NOW": now})
+    return ran.exit_code, ran.stdout, ran.stderr
+
+
+def add(run_cli: Invoke, root: Path, title: str, now: str = NOW) -> None:
+    ran = run_cli("--repo", str(root), "journal", "add", f"{title}: what was learned", "--kind", "lesson",
+                  "--title", title, env={"APM_GIT_NOW": now})
+    assert ran.exit_code == 0, ran.stderr
+
+
+def state(root: Path) -> tuple[str, str, str, str]:
+    """HEAD, the index, the work tree's status and the remote-tracking refs: what sync may change."""
+    return (git(root, "rev-parse", "HEAD"), git(root, "ls-files", "-s"), git(root, "status", "--porcelain"),
+            git(root, "for-each-ref", "refs/remotes"))
+
+
+def test_first_sync_pushes_sets_upstream_and_a_second_has_nothing_to_do(
+    run_cli: Invoke, tmp_path: Path, url: str,
+) -> None:
+    laptop = first_clone(tmp_path / "laptop", url)
+    add(run_cli, laptop, "first lesson")
+    code, out, err = sync(run_cli, laptop)
+    assert code == 0, err
+    assert "flushed the memory" in out and "pushed" in out and "(created it)" in out
+    assert "main now tracks origin/main" in out
+    assert git(laptop, "config", "branch.main.remote").strip() == "origin"
+    assert git(laptop, "config", "branch.main.merge").strip() == "refs/heads/main"
+    head = git(laptop, "rev-parse", "HEAD").strip()
+    assert git(laptop, "ls-remote", "origin", "refs/heads/main").split()[0] == head
+    assert git(laptop, "status", "--porcelain") == ""
+    code, out, err = sync(run_cli, laptop)
+    assert (code, out.strip()) == (0, "apm-git: up to date with origin main"), err
+    assert git(laptop, "rev-parse", "HEAD").strip() == head
+
+
+def test_the_other_clone_fast_forwards_and_keeps_staged_work(run_cli: Invoke, tmp_path: Path, url: str) -> None:
+    laptop = first_clone(tmp_path / "laptop", url)
+    assert sync(run_cli, laptop)[0] == 0
+    server = clone(tmp_path / "server", url)
+    (server / "notes.txt").write_text("the user's own file\n")
+    git(server, "add", "notes.txt")
+    (server / "README.md").write_text("edited, not staged\n")
+    staged = git(server, "diff", "--cached")
+    add(run_cli, laptop, "learned on the laptop")
+    assert sync(run_cli, laptop)[0] == 0
+    code, out, err = sync(run_cli, server)
+    assert code == 0, err
+    assert "fast-forwarded main to origin/main" in out
+    assert git(server, "rev-parse", "HEAD") == git(laptop, "rev-parse", "HEAD")
+    assert "learned on the laptop" in (server / "memory" / "2026-05-04.md").read_text()
+    assert git(server, "diff", "--cached") == staged
+    assert (server / "README.md").read_text() == "edited, not staged\n"
+    assert git(server, "status", "--porcelain", "--", "memory", "apm.yaml") == ""
+    assert not list(git(server, "for-each-ref", "refs/apm-git/backup").splitlines())  # a fast-forward needs none
+
+
+def test_a_remote_that_vanished_exits_3_with_nothing_changed(run_cli: Invoke, tmp_path: Path, url_by_path: str) -> None:
+    laptop = first_clone(tmp_path / "laptop", url_by_path)
+    assert sync(run_cli, laptop)[0] == 0
+    add(run_cli, laptop, "not yet flushed")
+    before = state(laptop)
+    Path(url_by_path).rename(tmp_path / "gone.git")
+    code, out, err = sync(run_cli, laptop)
+    assert code == 3 and out == ""
+    assert "nothing was changed locally" in err and "Traceback" not in err
+    assert state(laptop) == before
+    assert "not yet flushed" in (laptop / "memory" / "2026-05-04.md").read_text()
+
+
+def test_a_daemon_that_stopped_exits_3_with_nothing_changed(run_cli: Invoke, tmp_path: Path) -> None:
+    remote = bare_remote(tmp_path)
+    with git_daemon(tmp_path) as prefix:
+        laptop = first_clone(tmp_path / "laptop", prefix + remote.name)
+        assert sync(run_cli, laptop)[0] == 0
+    add(run_cli, laptop, "not yet flushed")
+    before = state(laptop)
+    code, _, err = sync(run_cli, laptop)
+    assert code == 3 and "nothing was changed locally" in err
+    assert state(laptop) == before
+
+
+def test_no_remote_at_all_exits_3_naming_the_fix(run_cli: Invoke, tmp_path: Path, url_by_path: str) -> None:
+    laptop = first_clone(tmp_path / "laptop", url_by_path)
+    git(laptop, "remote", "remove", "origin")
+    head = git(laptop, "rev-parse", "HEAD")
+    code, _, err = sync(run_cli, laptop)
+    assert code == 3 and "no upstream and there is no remote named origin" in err and "git remote add" in err
+    code, _, err = sync(run_cli, laptop, "--remote", "backup")
+    assert code == 3 and "no remote named 'backup'" in err
+    assert git(laptop, "rev-parse", "HEAD") == head
+
+
+def test_the_upstream_remote_is_the_default_and_remote_overrides_it(
+    run_cli: Invoke, tmp_path: Path, url_by_path: str,
+) -> None:
+    laptop = first_clone(tmp_path / "laptop", url_by_path)
+    other = bare_remote(tmp_path, "other.git")
+    git(laptop, "remote", "add", "mirror", str(other))
+    code, out, _ = sync(run_cli, laptop, "--remote", "mirror")
+    assert code == 0 and "pushed" in out and "now tracks mirror/main" in out
+    add(run_cli, laptop, "goes to the upstream")
+    assert sync(run_cli, laptop)[0] == 0  # the upstream (mirror) now, not origin
+    assert git(laptop, "ls-remote", "mirror", "refs/heads/main").split()[0] == git(laptop, "rev-parse", "HEAD").strip()
+    assert git(laptop, "ls-remote", "origin") == ""
+
+
+def test_bad_options_and_a_detached_head(run_cli: Invoke, tmp_path: Path, url_by_path: str) -> None:
+    laptop = first_clone(tmp_path / "laptop", url_by_path)
+    code, _, err = sync(run_cli, laptop, "--branch", "bad..name")
+    assert code == 2 and "--branch 'bad..name' is not a branch name" in err
+    code, _, err = sync(run_cli, laptop, "--gather", "agents/**")
+    assert code == 2 and "--gather" in err
+    git(laptop, "checkout", "-q", "--detach")
+    code, _, err = sync(run_cli, laptop)
+    assert code == 3 and "HEAD is detached" in err
+    assert git(laptop, "ls-remote", "origin") == ""
+
+
+def test_a_remote_change_to_a_file_the_user_edited_is_refused(
+    run_cli: Invoke, tmp_path: Path, url_by_path: str,
+) -> None:
+    laptop = first_clone(tmp_path / "laptop", url_by_path)
+    (laptop / "NOTES.txt").write_text("one\n")
+    git(laptop, "add", "NOTES.txt")
+    git(laptop, "commit", "-q", "-m", "notes")
+    assert sync(run_cli, laptop)[0] == 0
+    server = clone(tmp_path / "server", url_by_path)
+    (laptop / "NOTES.txt").write_text("two\n")
+    git(laptop, "commit", "-q", "-am", "notes: two")
+    add(run_cli, laptop, "with the notes")
+    assert sync(run_cli, laptop)[0] == 0
+    (server / "NOTES.txt").write_text("my own edit\n")
+    before = state(server)
+    code, _, err = sync(run_cli, server)
+    assert code == 3 and "NOTES.txt changed on the remote and here too" in err and "git stash" in err
+    assert state(server)[:3] == before[:3]  # the fetch updated origin/main; nothing else moved
+    assert (server / "NOTES.txt").read_text() == "my own edit\n"
+    git(server, "checkout", "--", "NOTES.txt")  # the user drops the edit: sync takes the remote's
+    code, out, err = sync(run_cli, server)
+    assert code == 0 and "fast-forwarded" in out, err
+    assert (server / "NOTES.txt").read_text() == "two\n"
+    assert git(server, "status", "--porcelain") == ""
+
+
+def test_json_output_has_a_version_and_every_field(run_cli: Invoke, tmp_path: Path, url_by_path: str) -> None:
+    laptop = first_clone(tmp_path / "laptop", url_by_path)
+    ran = run_cli("--repo", str(laptop), "sync", "--json", env={"APM_GIT_NOW": NOW})
+    assert ran.exit_code == 0, ran.stderr
+    data = json.loads(ran.stdout)
+    assert data["version"] == 1
+    assert data["remote"] == "origin" and data["branch"] == "main" and data["local_branch"] == "main"
+    assert data["pushed"] is True and data["created_branch"] is True and data["set_upstream"] is True
+    assert data["push_attempts"] == 1 and data["integrated"] == [] and data["conflicts"] == []
+    assert data["after"] == git(laptop, "rev-parse", "HEAD").strip()
