@@ -184,3 +184,145 @@ def test_json_output_has_a_version_and_every_field(run_cli: Invoke, tmp_path: Pa
     assert data["pushed"] is True and data["created_branch"] is True and data["set_upstream"] is True
     assert data["push_attempts"] == 1 and data["integrated"] == [] and data["conflicts"] == []
     assert data["after"] == git(laptop, "rev-parse", "HEAD").strip()
+
+
+def two_clones(run_cli: Invoke, tmp_path: Path, url: str) -> tuple[Path, Path]:
+    laptop = first_clone(tmp_path / "laptop", url)
+    assert sync(run_cli, laptop)[0] == 0
+    return laptop, clone(tmp_path / "server", url)
+
+
+def memory_tree(root: Path) -> str:
+    return git(root, "rev-parse", "HEAD:memory").strip()
+
+
+def test_diverged_clones_merge_entry_by_entry_and_end_identical(run_cli: Invoke, tmp_path: Path, url: str) -> None:
+    laptop, server = two_clones(run_cli, tmp_path, url)
+    add(run_cli, laptop, "learned on the laptop")
+    add(run_cli, server, "learned on the server")
+    assert sync(run_cli, laptop)[0] == 0
+    old_server = git(server, "rev-parse", "HEAD").strip()
+    code, out, err = sync(run_cli, server)
+    assert code == 0, err
+    assert "merged origin/main as" in out and "pushed" in out
+    parents = git(server, "rev-list", "--parents", "-n1", "HEAD").split()[1:]
+    assert parents == [parents[0], git(laptop, "rev-parse", "HEAD").strip()]
+    assert git(server, "merge-base", "--is-ancestor", old_server, parents[0]) == ""  # the flush came first
+    backups = git(server, "for-each-ref", "--format=%(objectname)", "refs/apm-git/backup").split()
+    assert backups == [parents[0]]
+    journal = (server / "memory" / "2026-05-04.md").read_text()
+    assert "learned on the laptop" in journal and "learned on the server" in journal
+    assert "<<<<<<<" not in journal
+    assert git(server, "status", "--porcelain") == ""
+    code, out, err = sync(run_cli, laptop)
+    assert code == 0 and "fast-forwarded" in out, err
+    assert memory_tree(laptop) == memory_tree(server)
+    git(server, "fsck", "--strict")
+    subject = git(server, "log", "-1", "--format=%s%n%b")
+    assert subject.startswith("memory: merge origin/main (sync)") and "Apm-Merge: origin/main" in subject
+
+
+def test_staged_work_and_edited_files_are_untouched_by_a_merge(
+    run_cli: Invoke, tmp_path: Path, url_by_path: str,
+) -> None:
+    laptop, server = two_clones(run_cli, tmp_path, url_by_path)
+    (laptop / "README.md").write_text("the laptop's readme\n")
+    git(laptop, "add", "README.md")
+    git(laptop, "commit", "-q", "-m", "readme")
+    add(run_cli, laptop, "learned on the laptop")
+    assert sync(run_cli, laptop)[0] == 0
+    (server / "todo.txt").write_text("staged, not committed\n")
+    git(server, "add", "todo.txt")
+    (server / "scratch.txt").write_text("untracked\n")
+    add(run_cli, server, "learned on the server")
+    staged = git(server, "diff", "--cached")
+    code, out, err = sync(run_cli, server)
+    assert code == 0 and "merged" in out, err
+    assert git(server, "diff", "--cached") == staged
+    assert (server / "README.md").read_text() == "the laptop's readme\n"  # the remote's change, taken clean
+    assert (server / "scratch.txt").read_text() == "untracked\n"
+    assert git(server, "status", "--porcelain").splitlines() == ["A  todo.txt", "?? scratch.txt"]
+
+
+def test_both_sides_changed_a_file_outside_the_memory_exits_3_with_nothing_changed(
+    run_cli: Invoke, tmp_path: Path, url_by_path: str,
+) -> None:
+    laptop, server = two_clones(run_cli, tmp_path, url_by_path)
+    for root, text in ((laptop, "laptop\n"), (server, "server\n")):
+        (root / "README.md").write_text(text)
+        git(root, "add", "README.md")
+        git(root, "commit", "-q", "-m", f"readme: {text.strip()}")
+    assert sync(run_cli, laptop)[0] == 0
+    add(run_cli, server, "learned on the server")
+    git(server, "add", "-A", "memory")
+    git(server, "commit", "-q", "-m", "memory by hand")
+    before = state(server)
+    code, _, err = sync(run_cli, server)
+    assert code == 3 and "README.md" in err and "git merge origin/main" in err
+    assert state(server)[:3] == before[:3]
+    assert not git(server, "for-each-ref", "refs/apm-git/backup")
+
+
+def test_a_push_rejected_mid_sync_fetches_merges_and_pushes_again(
+    run_cli: Invoke, tmp_path: Path, url: str,
+) -> None:
+    laptop, server = two_clones(run_cli, tmp_path, url)
+    add(run_cli, server, "learned on the server")
+    assert run_cli("--repo", str(server), "flush", env={"APM_GIT_NOW": NOW}).exit_code == 0
+    # Between the laptop's fetch and its push, the server pushes (once): the laptop's push is rejected.
+    hook = laptop / ".git" / "hooks" / "pre-push"
+    hook.parent.mkdir(exist_ok=True)
+    hook.write_text(f"#!/bin/sh\nif [ ! -e {tmp_path}/raced ]; then touch {tmp_path}/raced; "
+                    f"cd {server} && git push -q origin HEAD:main; fi\nexit 0\n")
+    hook.chmod(0o755)
+    add(run_cli, laptop, "learned on the laptop")
+    ran = run_cli("--repo", str(laptop), "--json", "sync", env={"APM_GIT_NOW": NOW})
+    assert ran.exit_code == 0, ran.stderr
+    data = json.loads(ran.stdout)
+    assert data["push_attempts"] == 2 and data["pushed"] is True
+    assert [step["kind"] for step in data["integrated"]] == ["merge"]
+    assert git(laptop, "ls-remote", "origin", "refs/heads/main").split()[0] == data["after"]
+    journal = (laptop / "memory" / "2026-05-04.md").read_text()
+    assert "learned on the laptop" in journal and "learned on the server" in journal
+
+
+def test_a_conflict_is_kept_for_a_person_committed_pushed_and_exits_1(
+    run_cli: Invoke, tmp_path: Path, url_by_path: str,
+) -> None:
+    laptop = first_clone(tmp_path / "laptop", url_by_path)
+    add(run_cli, laptop, "shared lesson")
+    assert sync(run_cli, laptop)[0] == 0
+    server = clone(tmp_path / "server", url_by_path)
+    journal = "memory/2026-05-04.md"
+    for root, text in ((laptop, "the laptop's version"), (server, "the server's version")):
+        path = root / journal
+        path.write_text(path.read_text().replace("shared lesson: what was learned", text))
+    assert sync(run_cli, laptop)[0] == 0
+    code, out, err = sync(run_cli, server)
+    assert code == 1, err
+    assert "CONFLICT" in err and "2026-05-04-shared-lesson" in err
+    assert "pushed" in out
+    assert git(server, "ls-remote", "origin", "refs/heads/main").split()[0] == git(server, "rev-parse", "HEAD").strip()
+    text = (server / journal).read_text()
+    assert "the laptop's version" in text and "the server's version" in text and "Conflicts:" in text
+    assert "<<<<<<<" not in text and ">>>>>>>" not in text
+
+
+def test_one_branch_per_agent_and_a_consolidating_agent(run_cli: Invoke, tmp_path: Path, url_by_path: str) -> None:
+    hub = first_clone(tmp_path / "hub", url_by_path)
+    assert sync(run_cli, hub)[0] == 0
+    agents = {name: clone(tmp_path / name, url_by_path) for name in ("ada", "bob")}
+    for name, root in agents.items():
+        add(run_cli, root, f"learned by {name}")
+        code, out, err = sync(run_cli, root, "--branch", f"agents/{name}", "--gather", "main")
+        assert code == 0 and "pushed" in out and f"origin agents/{name}" in out, err
+        assert git(root, "config", "branch.main.merge").strip() == "refs/heads/main"  # its upstream is kept
+    assert git(hub, "ls-remote", "origin", "refs/heads/main").split()[0] == git(hub, "rev-parse", "HEAD").strip()
+    code, out, err = sync(run_cli, hub, "--gather", "agents/*")
+    assert code == 0, err
+    assert "origin/agents/ada" in out and "origin/agents/bob" in out
+    journal = (hub / "memory" / "2026-05-04.md").read_text()
+    assert "learned by ada" in journal and "learned by bob" in journal
+    for name, root in agents.items():
+        assert sync(run_cli, root, "--branch", f"agents/{name}", "--gather", "main")[0] == 0
+        assert memory_tree(root) == memory_tree(hub)

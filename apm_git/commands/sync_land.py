@@ -13,7 +13,7 @@ import datetime as dt
 import os
 from collections.abc import Mapping, Sequence
 
-from apm_git import clock, git, landing
+from apm_git import clock, git, landing, names
 from apm_git.errors import StateError
 from apm_git.model import trailers as trailer_model
 from apm_git.repo import MemoryRepo
@@ -57,16 +57,20 @@ def merge(repo: MemoryRepo, head: str, theirs: str, source: str) -> Integrated:
     memory = repo.memory_prefix
     base_files = read_memory(repo, base) if base else {}
     ours_files, theirs_files = read_memory(repo, head), read_memory(repo, theirs)
-    outcome = merge_memory(base_files, ours_files, theirs_files, memory_dir=memory)
-    merged = {path: text for path, text in {**ours_files, **outcome.files}.items() if text is not None}
-    lost = lost_entries(base_files, ours_files, theirs_files, merged)
+    outcome = merge_memory(base_files, ours_files, theirs_files, memory_dir=memory,
+                           append_only=repo.config.append_only)
+    files = dict(outcome.files)
+    index = repo.repo_path(names.INDEX)
+    if index in outcome.rebuild:
+        files[index] = merged_index(repo, files, ours_files.get(index))
+    lost = lost_entries(base_files, ours_files, theirs_files, files, memory_dir=memory)
     if lost:
         raise StateError(
             f"merging {source} would lose {len(lost)} entr{'y' if len(lost) == 1 else 'ies'} "
             f"({', '.join(lost[:5])}{', …' if len(lost) > 5 else ''}); nothing was changed — please report this, "
             f"and merge by hand (`git merge {source}`) meanwhile",
         )
-    handled = set(outcome.files)
+    handled = set(files)
     refused = [path for path in git_conflicts if path not in handled]
     if refused:
         raise StateError(
@@ -77,13 +81,23 @@ def merge(repo: MemoryRepo, head: str, theirs: str, source: str) -> Integrated:
     trailers = [("Apm-Merge", source), *(("Apm-Conflict", conflict) for conflict in conflicts)]
     trailers += [("Apm-Unmerged", path) for path in outcome.unmerged]
     text = trailer_model.message(f"merge {source} (sync)", trailers)
-    contents = {path: None if data is None else data.encode("utf-8") for path, data in outcome.files.items()}
+    contents = {path: None if data is None else data.encode("utf-8") for path, data in files.items()}
     env = clock.git_date_env()
     built = git.build_commit(root, repo.git_dir, head, [], text, contents=contents, env=env,
                              other_parents=[theirs], start=tree)
     backup = write_backup(repo, head)
     left = land_tree(repo, head, built.commit, text.split("\n", 1)[0], env=env)
     return Integrated(source, "merge", built.commit, theirs, backup, conflicts, list(outcome.unmerged), left)
+
+
+def merged_index(repo: MemoryRepo, files: Mapping[str, str | None], ours: str | None) -> str:
+    """INDEX.md built from the merged files (not the disk); ours when only its date would change."""
+    from apm_git.memory_index import _undated, build_index
+
+    texts = {rel: text for path, text in files.items() if (rel := repo.memory_rel(path)) is not None}
+    gone = [rel for rel in repo.markdown_files() if rel not in texts]  # on disk, in neither side: not merged
+    text = build_index(repo, clock.today(), exclude=gone, instead=texts)
+    return ours if ours is not None and _undated(ours) == _undated(text) else text
 
 
 def read_memory(repo: MemoryRepo, rev: str) -> dict[str, str]:
