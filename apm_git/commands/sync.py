@@ -11,14 +11,16 @@ import dataclasses
 import random
 import time
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from apm_git import git
-from apm_git.commands.flush import flush_locked
-from apm_git.commands.sync_land import Integrated, integrate
+from apm_git.config import CONFIG_FILE
 from apm_git.errors import StateError, UsageError
 from apm_git.lock import write_lock
 from apm_git.repo import MemoryRepo
+
+if TYPE_CHECKING:
+    from apm_git.commands.sync_land import Integrated
 
 VERSION = 1  # of the --json shape (docs/sync.md)
 # Rounds of fetch, merge and push before giving up: a push is rejected only when another writer
@@ -80,9 +82,11 @@ def sync(
     local = git.current_branch(root)
     if local is None:
         raise StateError("HEAD is detached: sync works on a branch; check one out (`git switch main`), then retry")
-    remote = choose_remote(repo, local, remote)
-    target = branch or upstream_branch(repo, local, remote) or local
-    check_branch_name(repo, target, "--branch")
+    upstream = git.config_get(root, f"branch.{local}.remote")
+    remote = choose_remote(repo, upstream, remote)
+    if branch is not None:
+        check_branch_name(repo, branch, "--branch")
+    target = branch or (upstream_branch(repo, local) if upstream == remote else None) or local
     for pattern in gather:
         check_branch_name(repo, pattern, "--gather", pattern=True)
     result = SyncResult(remote, target, local)
@@ -99,16 +103,19 @@ def sync(
                                      "and the network, then retry") from None
                 raise StateError(f"{error}; what is merged so far is committed locally, nothing was pushed: "
                                  "run `apm-git sync` again") from None
-            if attempt == 1:
-                flushed = flush_locked(repo)
-                result.flushed = flushed.commit
+            if attempt == 1 and git.status(root, [repo.memory_prefix, CONFIG_FILE]):  # else no flush to import
+                from apm_git.commands.flush import flush_locked
+
+                result.flushed = flush_locked(repo).commit
             result.created_branch = theirs is None
             head = git.head(root)
             assert head is not None
             sources = [(f"{remote}/{target}", theirs), *gathered]
             for source, commit in sources:
-                if commit is None:
+                if commit is None or commit == head:
                     continue
+                from apm_git.commands.sync_land import integrate
+
                 step = integrate(repo, head, commit, source)
                 if step is not None:
                     result.integrated.append(step)
@@ -135,7 +142,7 @@ def sync(
                 "again, or give each agent its own branch (`apm-git sync --branch agents/NAME --gather "
                 f"{target}`, docs/sync.md)",
             )
-        if result.pushed and git.config_get(root, f"branch.{local}.remote") is None:
+        if result.pushed and upstream is None:
             git.config_set(root, f"branch.{local}.remote", remote)
             git.config_set(root, f"branch.{local}.merge", f"refs/heads/{target}")
             result.set_upstream = True
@@ -151,29 +158,26 @@ def moved(repo: MemoryRepo, remote: str, target: str, fetched: str | None) -> bo
         return False
 
 
-def choose_remote(repo: MemoryRepo, local: str, asked: str | None) -> str:
+def choose_remote(repo: MemoryRepo, upstream: str | None, asked: str | None) -> str:
     """--remote, else the branch's upstream remote, else `origin`; a name `git remote` lists."""
+    if asked is None and upstream and upstream != ".":
+        return upstream  # configured by the user or by an earlier sync: a wrong one fails at the fetch
     known = git.remotes(repo.root)
     if asked is not None:
         if asked not in known:
             raise StateError(f"no remote named {asked!r} (remotes: {', '.join(known) or 'none'}); add it with "
                              f"`git remote add {asked} URL`, or pass another --remote")
         return asked
-    upstream = git.config_get(repo.root, f"branch.{local}.remote")
-    if upstream and upstream != "." and upstream in known:
-        return upstream
     if "origin" in known:
         return "origin"
     raise StateError(
-        f"branch {local} has no upstream and there is no remote named origin; add one "
+        "this branch has no upstream and there is no remote named origin; add one "
         "(`git remote add origin URL`) or pass --remote NAME",
     )
 
 
-def upstream_branch(repo: MemoryRepo, local: str, remote: str) -> str | None:
-    """The remote branch the local branch tracks on `remote`, if it tracks one there."""
-    if git.config_get(repo.root, f"branch.{local}.remote") != remote:
-        return None
+def upstream_branch(repo: MemoryRepo, local: str) -> str | None:
+    """The remote branch the local branch tracks (on its upstream remote)."""
     merge = git.config_get(repo.root, f"branch.{local}.merge")
     return merge.removeprefix("refs/heads/") if merge and merge.startswith("refs/heads/") else None
 
