@@ -130,6 +130,9 @@ def finish_interrupted(repo: MemoryRepo) -> None:
     committed = {row[0] for row in record["index"]}
     for path, *_ in files:
         _check_journal_path(repo, path, committed)
+        if repo.memory_rel(path) is None:  # a file sync brought over: its temporary file, if the kill left one
+            target = repo.root / path
+            _sweep_temporaries(target.parent, recursive=False, name=f".{target.name}.")
     blobs = git.cat_files(repo.root, [f"{new}:{path}" for path, _, after in files if after is not None])
     left = _bring_worktree(repo, files, lambda path: blobs.get(f"{new}:{path}"))
     if now == new:  # a commit made on top since keeps its own index
@@ -286,11 +289,13 @@ def _sync_folder(folder: Path) -> None:
             os.close(fd)
 
 
-def _sweep_temporaries(folder: Path, *, recursive: bool) -> None:
-    """Remove apm-git's temporary files that a killed process left (its pid is gone); the caller holds the lock."""
+def _sweep_temporaries(folder: Path, *, recursive: bool, name: str = "") -> None:
+    """Remove apm-git's temporary files (whose names start with `name`) that a killed process left
+    (its pid is gone); the caller holds the lock."""
     if not folder.is_dir():
         return
-    found = folder.rglob(f"*{TEMP_SUFFIX}") if recursive else folder.glob(f"*{TEMP_SUFFIX}")
+    found = folder.rglob(f"*{TEMP_SUFFIX}") if recursive else (
+        path for path in folder.iterdir() if path.name.startswith(name) and path.name.endswith(TEMP_SUFFIX))
     for path in list(found):
         if _alive(path.name) or path.is_symlink():
             continue

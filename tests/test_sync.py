@@ -326,3 +326,45 @@ def test_one_branch_per_agent_and_a_consolidating_agent(run_cli: Invoke, tmp_pat
     for name, root in agents.items():
         assert sync(run_cli, root, "--branch", f"agents/{name}", "--gather", "main")[0] == 0
         assert memory_tree(root) == memory_tree(hub)
+
+
+def test_a_git_merge_in_progress_is_left_alone(run_cli: Invoke, tmp_path: Path, url_by_path: str) -> None:
+    laptop = first_clone(tmp_path / "laptop", url_by_path)
+    (laptop / ".git" / "MERGE_HEAD").write_text(git(laptop, "rev-parse", "HEAD"))
+    code, _, err = sync(run_cli, laptop)
+    assert code == 3 and "a git merge is in progress here (MERGE_HEAD)" in err
+    assert git(laptop, "ls-remote", "origin") == ""
+
+
+def test_a_sync_killed_while_bringing_the_work_tree_over_is_finished_by_the_next_command(
+    run_cli: Invoke, tmp_path: Path, url_by_path: str,
+) -> None:
+    import subprocess
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+    import faults
+
+    if (why := faults.strace_works()) is not None:
+        pytest.skip(f"no strace kill points: {why}")
+    laptop, server = two_clones(run_cli, tmp_path, url_by_path)
+    (laptop / "NOTES.txt").write_text("from the laptop\n")
+    git(laptop, "add", "NOTES.txt")
+    git(laptop, "commit", "-q", "-m", "notes")
+    add(run_cli, laptop, "learned on the laptop")
+    assert sync(run_cli, laptop)[0] == 0
+    points = faults.kill_points(server, "sync", tmp_path)  # an undisturbed traced run, on a copy
+    point = next(point for point in points if point.syscall.startswith("rename") and "NOTES.txt" in point.what)
+    proc = subprocess.run(
+        ("strace", "-qq", "-o", "/dev/null", "-e", f"trace={point.syscall}", "-e",
+         f"inject={point.syscall}:signal=SIGKILL:when={point.ordinal}", "--", *faults.APM, "sync"),
+        cwd=server, env=faults.env(), capture_output=True, check=False,
+    )
+    assert proc.returncode in (-9, 137), proc.stderr
+    assert git(server, "rev-parse", "HEAD") == git(laptop, "rev-parse", "HEAD")  # the branch had moved
+    assert not (server / "NOTES.txt").exists() and (server / ".git/apm-git/commit-journal.json").exists()
+    status = run_cli("--repo", str(server), "status")
+    assert "finished `memory: fast-forward to origin/main (sync)`" in status.stderr
+    assert (server / "NOTES.txt").read_text() == "from the laptop\n"
+    assert "learned on the laptop" in (server / "memory" / "2026-05-04.md").read_text()
+    assert git(server, "status", "--porcelain") == ""

@@ -27,6 +27,9 @@ VERSION = 1  # of the --json shape (docs/sync.md)
 # pushed between this round's fetch and push, so five in a row means heavy contention (use one
 # branch per agent then: `--branch agents/NAME --gather main`, docs/sync.md).
 MAX_ATTEMPTS = 5
+# A git operation a person started and has not finished: moving HEAD under it would confuse it.
+IN_PROGRESS = {"MERGE_HEAD": "merge", "rebase-merge": "rebase", "rebase-apply": "rebase or am",
+               "CHERRY_PICK_HEAD": "cherry-pick", "REVERT_HEAD": "revert"}
 BACKOFF_SECONDS = 0.05  # the most a round waits before the next, times its number (random: writers spread out)
 
 
@@ -90,6 +93,10 @@ def sync(
     for pattern in gather:
         check_branch_name(repo, pattern, "--gather", pattern=True)
     result = SyncResult(remote, target, local)
+    busy = next((name for name in IN_PROGRESS if (repo.git_dir / name).exists()), None)
+    if busy is not None:
+        raise StateError(f"a git {IN_PROGRESS[busy]} is in progress here ({busy}); finish or abort it, then run "
+                         "`apm-git sync` again (nothing was changed)")
     with write_lock(repo):
         result.before = git.head(root)
         if result.before is None:
