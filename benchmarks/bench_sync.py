@@ -13,7 +13,7 @@ from harness import APM, Context, Row, alternate, median_of, run, timed
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tests.sync_helpers import git_daemon  # noqa: E402
+from tests.sync_helpers import git_daemon
 
 SECTION = "sync"
 TARGET_OVERHEAD = 0.3

@@ -368,3 +368,17 @@ def test_a_sync_killed_while_bringing_the_work_tree_over_is_finished_by_the_next
     assert (server / "NOTES.txt").read_text() == "from the laptop\n"
     assert "learned on the laptop" in (server / "memory" / "2026-05-04.md").read_text()
     assert git(server, "status", "--porcelain") == ""
+
+
+def test_a_file_the_flush_withholds_stays_out_and_is_named(run_cli: Invoke, tmp_path: Path, url_by_path: str) -> None:
+    from tests.checks.test_no_secrets import SECRETS
+
+    laptop = first_clone(tmp_path / "laptop", url_by_path)
+    assert sync(run_cli, laptop)[0] == 0
+    lessons = laptop / "memory" / "lessons.md"
+    text = lessons.read_text() + "\n" + SECRETS["GitHub Token"] + "\n"
+    lessons.write_text(text)
+    code, _, err = sync(run_cli, laptop)
+    assert code == 0 and "WARNING: memory/lessons.md was NOT committed" in err
+    assert SECRETS["GitHub Token"] not in git(laptop, "show", "origin/main:memory/lessons.md")
+    assert lessons.read_text() == text  # left on disk, as flush leaves it

@@ -23,12 +23,17 @@ def sync_cmd(ctx: click.Context, remote: str | None, branch: str | None, gather:
 
     result = sync(state(ctx).repo(), remote=remote, branch=branch, gather=gather)
     emit(ctx, result.as_dict(), "\n".join(sync_lines(result)))
+    for note in result.flush_notes:
+        click.echo(f"apm-git: WARNING: {note}", err=True)
+    for name in result.withheld:
+        click.echo(f"apm-git: WARNING: {name} was NOT committed (a suspected secret, or too large to check); it "
+                   "stays on disk as it is: `apm-git flush` says why", err=True)
     for path in result.unmerged:
         click.echo(f"apm-git: CONFLICT: {path}: git's line merge kept both versions for a person to settle", err=True)
     for conflict in result.conflicts:
         click.echo(f"apm-git: CONFLICT: {conflict} (kept both versions, linked by Conflicts:; settle it, then sync)",
                    err=True)
-    return EXIT_FINDINGS if result.conflicts or result.unmerged else EXIT_OK
+    return EXIT_FINDINGS if result.conflicts or result.unmerged or result.flush_notes else EXIT_OK
 
 
 def sync_lines(result: Any) -> list[str]:

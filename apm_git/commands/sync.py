@@ -41,6 +41,8 @@ class SyncResult:
     before: str | None = None  # the local branch before sync (after nothing: the flush comes later)
     after: str | None = None
     flushed: str | None = None  # the flush commit sync made first, if there was anything to flush
+    flush_notes: list[str] = dataclasses.field(default_factory=list)  # entries or files it kept as HEAD has them
+    withheld: list[str] = dataclasses.field(default_factory=list)  # files it left out: suspected secrets, too large
     integrated: list[Integrated] = dataclasses.field(default_factory=list)
     pushed: bool = False
     push_attempts: int = 0
@@ -113,7 +115,10 @@ def sync(
             if attempt == 1 and git.status(root, [repo.memory_prefix, CONFIG_FILE]):  # else no flush to import
                 from apm_git.commands.flush import flush_locked
 
-                result.flushed = flush_locked(repo).commit
+                flushed = flush_locked(repo)
+                result.flushed = flushed.commit
+                result.flush_notes = list(flushed.notes)
+                result.withheld = list(flushed.withheld)
             result.created_branch = theirs is None
             head = git.head(root)
             assert head is not None
