@@ -289,6 +289,12 @@ def merge_base(root: Path, one: str, other: str) -> str | None:
     return proc.stdout.decode().strip() or None
 
 
+def merges(root: Path, base: str, tip: str) -> list[tuple[str, list[str]]]:
+    """The merge commits in `base..tip`, oldest first, each with its parents."""
+    lines = out(root, "rev-list", "--merges", "--parents", "--topo-order", "--reverse", f"{base}..{tip}")
+    return [(commit, parents) for commit, *parents in (line.split() for line in lines.splitlines())]
+
+
 REGULAR_MODES = ("100644", "100755")
 
 

@@ -45,10 +45,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def run_hook(hook: str, files: list[str], key: str | None) -> Found:
     """Every check for this comparison (base HEAD or PRE_COMMIT_FROM_REF, new side the index or
-    PRE_COMMIT_TO_REF); the findings are stored under `key`, and this hook's are returned."""
+    PRE_COMMIT_TO_REF; a range's merge commits against each parent too); the findings are stored
+    under `key`, and this hook's are returned."""
     from pathlib import Path
 
     from apm_git.checks.gather import INDEX, gather, resolve_sides
+    from apm_git.checks.merges import across_merges, merge_commits
     from apm_git.checks.run import run_checks
     from apm_git.repo import open_repo
 
@@ -57,8 +59,13 @@ def run_hook(hook: str, files: list[str], key: str | None) -> Found:
     path = repo.state_dir / CACHE
     earlier = _read(path, key)[0] if key else set()
     targets = {name for name in files if name.startswith(prefix)} | earlier
-    snap = gather(repo, resolve_sides(repo.root, default_new=INDEX), targets=targets, with_changed=True)
-    findings = [(f.hook, f.path, f.line, f.message) for f in run_checks(snap)]
+    sides = resolve_sides(repo.root, default_new=INDEX)
+    snap = gather(repo, sides, targets=targets, with_changed=True)
+    found = run_checks(snap)
+    merges = merge_commits(repo, sides)  # a range (pre-commit run --from-ref … --to-ref …): no git process otherwise
+    if merges:
+        found += across_merges(repo, merges, snap)
+    findings = [(f.hook, f.path, f.line, f.message) for f in found]
     if key:
         _write(path, key, prefix, snap.targets, findings)
     if hook not in PER_FILE or not files:

@@ -30,9 +30,10 @@ def lint_cmd(ctx: click.Context, paths: tuple[Path, ...], from_ref: str | None, 
     known = ""
     if result.known and not baseline_too:
         known = f"; {len(result.known)} more known from the baseline (`apm-git lint --baseline-too` lists them)"
+    merges = f", {len(result.merges)} merge commit(s) against each parent" if result.merges else ""
     click.echo(
         f"apm-git lint: {len(result.findings)} finding(s) in {len(result.checked)} checked file(s) "
-        f"({result.base} -> {result.new}){known}", err=True,
+        f"({result.base} -> {result.new}{merges}){known}", err=True,
     )
     return EXIT_FINDINGS if result.findings else EXIT_OK
 

@@ -7,6 +7,7 @@ from typing import Any
 
 from apm_git.checks import baseline
 from apm_git.checks.gather import gather, resolve_sides
+from apm_git.checks.merges import across_merges, merge_commits
 from apm_git.checks.run import run_checks
 from apm_git.checks.snapshot import Finding
 from apm_git.errors import UsageError
@@ -20,11 +21,12 @@ class LintResult:
     checked: list[str]
     findings: list[Finding]
     known: list[Finding] = dataclasses.field(default_factory=list)  # findings the baseline knows
+    merges: list[str] = dataclasses.field(default_factory=list)  # merge commits checked against each parent
 
     def as_dict(self) -> dict[str, Any]:
         return {"base": self.base, "new": self.new, "checked": self.checked,
                 "findings": [finding.as_dict() for finding in self.findings],
-                "known": [finding.as_dict() for finding in self.known]}
+                "known": [finding.as_dict() for finding in self.known], "merges": self.merges}
 
 
 def lint(
@@ -39,6 +41,7 @@ def lint(
     """Check the changes from the base to the new side; per-file checks on `paths`, all files, or the changed ones.
 
     `findings` are those the findings baseline does not know; `baseline_too` puts the known ones there too.
+    A range (`from_ref` given) also checks each merge commit in it against each of its parents.
     """
     sides = resolve_sides(repo.root, from_ref=from_ref, to_ref=to_ref)
     snap = gather(repo, sides, targets=list(paths) if paths else None, all_files=all_files)
@@ -48,5 +51,9 @@ def lint(
                 f"{path}: no such memory file in {sides.new_name}; name a file under {repo.memory_prefix}/",
             )
     everything = run_checks(snap, baseline_too=True)
+    merges = merge_commits(repo, sides)
+    if merges:
+        everything += across_merges(repo, merges, snap)
     new, known = baseline.split(snap, everything)
-    return LintResult(sides.base_name, sides.new_name, snap.targets, everything if baseline_too else new, known)
+    return LintResult(sides.base_name, sides.new_name, snap.targets, everything if baseline_too else new, known,
+                      [merge for merge, _ in merges])
