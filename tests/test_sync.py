@@ -382,3 +382,24 @@ def test_a_file_the_flush_withholds_stays_out_and_is_named(run_cli: Invoke, tmp_
     assert code == 0 and "WARNING: memory/lessons.md was NOT committed" in err
     assert SECRETS["GitHub Token"] not in git(laptop, "show", "origin/main:memory/lessons.md")
     assert lessons.read_text() == text  # left on disk, as flush leaves it
+
+
+def test_a_push_that_keeps_losing_the_race_gives_up_after_5_rounds_with_exit_3(
+    run_cli: Invoke, tmp_path: Path, url_by_path: str,
+) -> None:
+    laptop, server = two_clones(run_cli, tmp_path, url_by_path)
+    hook = laptop / ".git" / "hooks" / "pre-push"
+    hook.parent.mkdir(exist_ok=True)
+    hook.write_text(f"#!/bin/sh\necho x >> {tmp_path}/pushes\n"
+                    f"cd {server} && git commit -q --allow-empty -m race && git push -q origin HEAD:main\nexit 0\n")
+    hook.chmod(0o755)
+    add(run_cli, laptop, "learned on the laptop")
+    code, out, err = sync(run_cli, laptop)
+    assert code == 3 and out == ""
+    assert "rejected the push 5 times" in err and "--branch agents/NAME --gather main" in err
+    assert (tmp_path / "pushes").read_text().count("x") == 5
+    assert git(laptop, "ls-remote", "origin", "refs/heads/main").split()[0] == git(server, "rev-parse", "HEAD").strip()
+    merged = git(laptop, "log", "--merges", "--format=%s")
+    # round 1 had nothing to merge (only the laptop had moved); rounds 2-5 merged what they fetched, kept locally
+    assert merged.count("memory: merge origin/main (sync)") == 4
+    assert "learned on the laptop" in git(laptop, "show", "HEAD:memory/2026-05-04.md")
