@@ -453,10 +453,12 @@ def ls_remote(root: Path, remote: str, ref: str) -> str | None:
     return None
 
 
-def merge_tree(root: Path, ours: str, theirs: str) -> tuple[str, list[str]]:
+def merge_tree(root: Path, ours: str, theirs: str, *, ours_for: Sequence[str] = ()) -> tuple[str, list[str]]:
     """git's own merge of two commits as a tree (`merge-tree --write-tree`, nothing checked out):
-    the tree id and the paths git could not merge (their blobs hold conflict markers)."""
-    proc = run(root, "merge-tree", "--write-tree", "--name-only", "-z", "--allow-unrelated-histories",
+    the tree id and the paths git could not merge (their blobs hold conflict markers).  The merge
+    drivers named in `ours_for` keep ours without running (the caller merges those paths itself)."""
+    quiet = [arg for name in ours_for for arg in ("-c", f"merge.{name}.driver=true")]
+    proc = run(root, *quiet, "merge-tree", "--write-tree", "--name-only", "-z", "--allow-unrelated-histories",
                ours, theirs, check=False)
     if proc.returncode not in (0, 1):
         raise GitError(describe_failure(["merge-tree", "--write-tree"], proc))

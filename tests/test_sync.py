@@ -403,3 +403,34 @@ def test_a_push_that_keeps_losing_the_race_gives_up_after_5_rounds_with_exit_3(
     # round 1 had nothing to merge (only the laptop had moved); rounds 2-5 merged what they fetched, kept locally
     assert merged.count("memory: merge origin/main (sync)") == 4
     assert "learned on the laptop" in git(laptop, "show", "HEAD:memory/2026-05-04.md")
+
+
+def test_the_merge_runs_in_process_not_through_a_registered_merge_driver(
+    run_cli: Invoke, tmp_path: Path, url_by_path: str,
+) -> None:
+    laptop, server = two_clones(run_cli, tmp_path, url_by_path)
+    git(server, "config", "merge.apm-memory.driver", f"echo called >> {tmp_path}/driver; exit 1")
+    add(run_cli, laptop, "learned on the laptop")
+    add(run_cli, server, "learned on the server")
+    assert sync(run_cli, laptop)[0] == 0
+    code, out, err = sync(run_cli, server)
+    assert code == 0 and "merged" in out, err
+    assert not (tmp_path / "driver").exists()
+    journal = (server / "memory" / "2026-05-04.md").read_text()
+    assert "learned on the laptop" in journal and "learned on the server" in journal
+
+
+def test_a_memory_file_that_is_not_text_changed_on_both_sides_stops_the_merge(
+    run_cli: Invoke, tmp_path: Path, url_by_path: str,
+) -> None:
+    laptop = first_clone(tmp_path / "laptop", url_by_path)
+    (laptop / "memory" / "photo.bin").write_bytes(b"\xff\xfe base")
+    assert sync(run_cli, laptop)[0] == 0
+    server = clone(tmp_path / "server", url_by_path)
+    (laptop / "memory" / "photo.bin").write_bytes(b"\xff\xfe laptop")
+    (server / "memory" / "photo.bin").write_bytes(b"\xff\xfe server")
+    assert sync(run_cli, laptop)[0] == 0
+    code, _, err = sync(run_cli, server)
+    assert code == 3 and "memory/photo.bin" in err and "git merge origin/main" in err
+    assert (server / "memory" / "photo.bin").read_bytes() == b"\xff\xfe server"
+    assert git(server, "rev-list", "--merges", "--count", "HEAD").strip() == "0"

@@ -21,6 +21,7 @@ from apm_git.repo import MemoryRepo
 BACKUP_PREFIX = "refs/apm-git/backup/"
 KEEP_BACKUPS = 50  # the newest backup refs kept; older ones are ancestors of the branch anyway
 LINK_MODES = ("120000", "160000")  # a symlink or a submodule: not written as a file's bytes
+MERGE_DRIVER = "apm-memory"  # the merge driver `.gitattributes` names for the memory files (commands/setup.py)
 
 
 @dataclasses.dataclass
@@ -53,10 +54,11 @@ def merge(repo: MemoryRepo, head: str, theirs: str, source: str) -> Integrated:
 
     root = repo.root
     base = git.merge_base(root, head, theirs)
-    tree, git_conflicts = git.merge_tree(root, head, theirs)
+    # apm-git's own merge driver (`.gitattributes`) would run once per memory file: sync merges those itself.
+    tree, git_conflicts = git.merge_tree(root, head, theirs, ours_for=[MERGE_DRIVER])
     memory = repo.memory_prefix
-    base_files = read_memory(repo, base) if base else {}
-    ours_files, theirs_files = read_memory(repo, head), read_memory(repo, theirs)
+    (base_files, base_blobs), (ours_files, ours_blobs), (theirs_files, theirs_blobs) = (
+        read_memory(repo, rev) if rev else ({}, {}) for rev in (base, head, theirs))
     outcome = merge_memory(base_files, ours_files, theirs_files, memory_dir=memory,
                            append_only=repo.config.append_only)
     files = dict(outcome.files)
@@ -72,6 +74,10 @@ def merge(repo: MemoryRepo, head: str, theirs: str, source: str) -> Integrated:
         )
     handled = set(files)
     refused = [path for path in git_conflicts if path not in handled]
+    for path in sorted({*ours_blobs, *theirs_blobs} - handled):  # memory files that are not text
+        old, mine, other = base_blobs.get(path), ours_blobs.get(path), theirs_blobs.get(path)
+        if old != mine and old != other and mine != other:
+            refused.append(path)  # changed on both sides, and not text: nothing to merge it by
     if refused:
         raise StateError(
             f"{source} and this branch both changed {', '.join(refused[:5])} (outside the memory apm-git merges); "
@@ -100,8 +106,8 @@ def merged_index(repo: MemoryRepo, files: Mapping[str, str | None], ours: str | 
     return ours if ours is not None and _undated(ours) == _undated(text) else text
 
 
-def read_memory(repo: MemoryRepo, rev: str) -> dict[str, str]:
-    """Every UTF-8 file under the memory dir in a commit, by repo-relative path."""
+def read_memory(repo: MemoryRepo, rev: str) -> tuple[dict[str, str], dict[str, str]]:
+    """Every UTF-8 file under the memory dir in a commit, by repo-relative path; and every file's blob id."""
     blobs = git.tree_blobs(repo.root, rev, [f":(literal){repo.memory_prefix}"])
     data = git.cat_files(repo.root, blobs.values())
     files = {}
@@ -112,8 +118,8 @@ def read_memory(repo: MemoryRepo, rev: str) -> dict[str, str]:
         try:
             files[path] = raw.decode("utf-8")
         except UnicodeDecodeError:
-            continue  # not text: git's own merge keeps it (a conflict on it stops the merge)
-    return files
+            continue  # not text: one side's change is taken as git's merge has it; both sides' stop the merge
+    return files, blobs
 
 
 def land_tree(
