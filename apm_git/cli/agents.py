@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import dataclasses
-import json
 from pathlib import Path
 from typing import IO
 
@@ -26,8 +25,7 @@ def recall_cmd(ctx: click.Context, prompt: str | None, hook_input: IO[str] | Non
                fmt: str | None) -> int:
     """The memory relevant to PROMPT (a per-prompt hook): the best-matching sections, whole, under a small
     budget; nothing at all when nothing matches."""
-    from apm_git.cli.load_format import HOOK_LIMIT, cap
-    from apm_git.commands.recall import DEFAULT_BUDGET, markdown, recall
+    from apm_git.commands.recall import DEFAULT_BUDGET, claude_hook, markdown, recall
     from apm_git.hookinput import open_hook_repo, read_payload
 
     if hook_input is not None:
@@ -43,15 +41,9 @@ def recall_cmd(ctx: click.Context, prompt: str | None, hook_input: IO[str] | Non
     if state(ctx).json:
         emit(ctx, dataclasses.asdict(result), None)
         return EXIT_OK
-    text = markdown(result)
-    if not text:
-        return EXIT_OK  # nothing matched: nothing is added to the prompt
-    if fmt == "claude-hook":
-        click.echo(json.dumps({"hookSpecificOutput": {"hookEventName": "UserPromptSubmit",
-                                                      "additionalContext": cap(text, HOOK_LIMIT)}},
-                              ensure_ascii=False))
-    else:
-        click.echo(text, nl=False)
+    text = claude_hook(result) if fmt == "claude-hook" else markdown(result)
+    if text:  # nothing matched: nothing is added to the prompt
+        click.echo(text, nl=fmt == "claude-hook")
     return EXIT_OK
 
 

@@ -2,16 +2,11 @@
 from __future__ import annotations
 
 import dataclasses
-import json
 from typing import Any
 
 from apm_git.commands.load import LoadResult
 from apm_git.commands.load_guards import LoadedFile
-
-HOOK_LIMIT = 10_000  # Claude Code's additionalContext must stay under this many characters
-FILE_MARK = "<!-- apm-git: "
-RECORD_MARK = "## "
-NOTE_ROOM = 400  # room kept for the note that says what was cut
+from apm_git.hookoutput import FILE_MARK, HOOK_LIMIT, cap, hook_json
 
 
 def _what(item: LoadedFile) -> str:
@@ -75,24 +70,4 @@ def as_json(result: LoadResult) -> dict[str, Any]:
 def claude_hook(result: LoadResult, limit: int = HOOK_LIMIT) -> str:
     guide = f"\n{result.guide}" if result.guide else ""  # the guide is never cut
     context = cap(markdown(result, guide=False), limit - len(guide)) + guide
-    return json.dumps({"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": context}},
-                      ensure_ascii=False)
-
-
-def cap(text: str, limit: int = HOOK_LIMIT) -> str:
-    """`text` under `limit` characters: cut at a record (or file) boundary, or at a line boundary when
-    the last one is far back, with a note that says how much and which files are not shown."""
-    if len(text) < limit:
-        return text
-    room = limit - NOTE_ROOM
-    head = text[:room]
-    line_end = head.rfind("\n") + 1
-    boundary = max(head.rfind("\n" + RECORD_MARK), head.rfind("\n" + FILE_MARK)) + 1
-    end = boundary if boundary > 0 and line_end - boundary <= room // 5 else line_end
-    hidden = [line[len(FILE_MARK):].split(" (")[0] for line in text[end:].splitlines() if line.startswith(FILE_MARK)]
-    files = ", ".join(hidden) if len(", ".join(hidden)) <= 200 else f"{len(hidden)} more files"
-    return text[:end] + (
-        f"\n[apm-git: cut here to stay under {limit:,} characters; {len(text) - end:,} characters not shown"
-        + (f", among them {files}" if hidden else "")
-        + ". `apm-git search QUERY` finds single entries.]\n"
-    )
+    return hook_json("SessionStart", context)

@@ -40,7 +40,6 @@ GUIDE = """## How to use this memory (apm-git)
 - `apm-git flush` commits memory (the hooks also do it at compaction and session end).
 """
 RECALL_SECTIONS = 8  # sections the index may add to a load
-TOKENS_CACHE = "tokens.cache"
 _CONVENTIONS_REF = re.compile(rf"[\w./-]*{names.CONVENTIONS}/[\w./-]*\.md")
 
 
@@ -92,7 +91,7 @@ class _Run:
     def __init__(self, repo: MemoryRepo, result: LoadResult, held: list[Held]) -> None:
         self.repo = repo
         self.result = result
-        self.counter = tokens.Counter(result.encoding, str(repo.state_dir / TOKENS_CACHE))
+        self.counter = tokens.Counter(result.encoding, str(repo.state_dir / tokens.CACHE_FILE))
         self.breaker = Breaker(result.budget, self.counter)
         self.discipline = Discipline(repo.config.load, held)
 

@@ -56,15 +56,19 @@ def recall(repo: MemoryRepo, prompt: str, *, budget: int = DEFAULT_BUDGET) -> Re
         finally:
             index.close()
     need = min(MIN_WORDS, len(wanted))
+    counter = None  # read only when a section matches
     for hit in hits:
         words = matched(hit, wanted)
         if len(words) < need or hit.path.startswith(f"{names.ARCHIVE}/"):
             continue
-        cost = tokens.count(hit.text, repo.config.encoding)
+        counter = counter or tokens.Counter(repo.config.encoding, str(repo.state_dir / tokens.CACHE_FILE))
+        cost = counter.count(hit.text)  # cached: a section counted before needs no tiktoken
         if result.tokens + cost > budget:
             continue  # a smaller section further down may still fit
         result.tokens += cost
         result.sections.append(Recalled(repo.repo_path(hit.path), hit.line, hit.entry_id, words, hit.text))
+    if counter is not None:
+        counter.save()
     return result
 
 
@@ -78,3 +82,11 @@ def markdown(result: RecallResult) -> str:
         parts.append(f"\n<!-- apm-git: {ref}{item.file}:{item.line} (matched {', '.join(item.matched)}) -->\n"
                      f"{item.text.rstrip()}\n")
     return "".join(parts)
+
+
+def claude_hook(result: RecallResult) -> str:
+    """The UserPromptSubmit hook's answer (one line of JSON), or "" when nothing matched: nothing is added."""
+    from apm_git.hookoutput import HOOK_LIMIT, cap, hook_json
+
+    text = markdown(result)
+    return hook_json("UserPromptSubmit", cap(text, HOOK_LIMIT)) if text else ""
