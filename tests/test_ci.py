@@ -318,3 +318,16 @@ def test_the_gitlab_gate_fails_on_a_merge_that_drops_an_entry(
     assert ran.returncode == 1 and dropped in ran.stdout, ran.stderr
     assert "apm-git lint: 1 finding(s)" in ran.stderr, "the diff ran first, then the gate failed"
     assert (work / "apm-memory-diff.md").read_text().strip(), "the diff is there, for the artifact"
+
+
+def test_a_one_commit_checkout_fails_the_gate_instead_of_passing_on_nothing(
+    repo: MemoryRepo, run_cli: Invoke, tmp_path: Path,
+) -> None:
+    review, _ = review_whose_merge_drops_an_entry(run_cli, repo.root)
+    ci(run_cli, repo, "github")
+    job = GithubJob(repo.root / WORKFLOW, review, tmp_path)
+    work = tmp_path / "shallow"  # what actions/checkout fetches without fetch-depth: 0
+    git(tmp_path, "clone", "--quiet", "--depth", "1", "--branch", "pr", repo.root.as_uri(), str(work))
+    gate = job.run("gate", work)
+    assert gate.returncode == 2
+    assert f"--from-ref {review.base}: no such commit here; fetch it first" in gate.stderr
