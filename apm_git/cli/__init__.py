@@ -177,6 +177,7 @@ from apm_git.cli import (  # noqa: E402  (registers the commands)
     loading,  # noqa: F401  (load, remember, search, hit)
 )
 from apm_git.cli import dreaming as _dreaming  # noqa: E402,F401  (registers deep-sleep, rem, dream, history)
+from apm_git.cli import review as _review  # noqa: E402,F401  (registers diff and log)
 
 
 def _json_after_subcommand(ctx: click.Context, _param: click.Parameter, value: bool) -> None:

@@ -1,0 +1,62 @@
+"""diff and log: memory changes as a reviewer reads them (docs/review.md)."""
+from __future__ import annotations
+
+import json
+
+import click
+
+from apm_git.cli import cli, state
+from apm_git.errors import EXIT_FINDINGS, EXIT_OK, UsageError
+
+FORMATS = ("text", "markdown", "json")
+
+
+@cli.command("diff")
+@click.argument("revision", required=False, metavar="[REV | A..B | A...B]")
+@click.option("--cached", is_flag=True, help="Compare the index (what is staged) instead of the work tree.")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default=None,
+              help="text (default), markdown (a pull-request comment) or json (docs/review.md).")
+@click.pass_context
+def diff_cmd(ctx: click.Context, revision: str | None, cached: bool, fmt: str | None) -> int:
+    """What happened to each entry, section and file between two states; exit 1 when an entry was lost."""
+    from apm_git.commands.review import diff
+    from apm_git.review import render, shape
+
+    if state(ctx).json:
+        if fmt not in (None, "json"):
+            raise UsageError(f"--json and --format {fmt} ask for two formats; give one")
+        fmt = "json"
+    review = diff(state(ctx).repo(finish=False), revision, cached=cached)
+    if fmt == "json":
+        click.echo(json.dumps(shape.diff_json(review), indent=2, ensure_ascii=False))
+    elif fmt == "markdown":
+        command = " ".join(["apm-git diff", *(["--cached"] if cached else []), *([revision] if revision else [])])
+        click.echo(render.diff_markdown(review, command=command), nl=False)
+    else:
+        click.echo(render.diff_text(review))
+    if review.lost:
+        count = len(review.lost)
+        click.echo(f"apm-git diff: {count} entr{'y' if count == 1 else 'ies'} lost with no record of where "
+                   f"{'it' if count == 1 else 'they'} went (exit 1)", err=True)
+        return EXIT_FINDINGS
+    return EXIT_OK
+
+
+@cli.command("log")
+@click.argument("revision", required=False, metavar="[RANGE]")
+@click.option("-n", "--max-count", type=click.IntRange(min=1), default=None, help="Show at most N commits.")
+@click.option("--apm-only", is_flag=True, help="Leave out the commits apm-git did not make.")
+@click.pass_context
+def log_cmd(ctx: click.Context, revision: str | None, max_count: int | None, apm_only: bool) -> int:
+    """One line per commit: what apm-git did (trigger, scope, session, counts from the trailers), newest first."""
+    from apm_git.commands.review import log
+    from apm_git.review import render, shape
+
+    commits = log(state(ctx).repo(finish=False), revision, max_count=max_count)
+    if apm_only:
+        commits = [commit for commit in commits if commit.apm]
+    if state(ctx).json:
+        click.echo(json.dumps(shape.log_json(commits, revision or "HEAD"), indent=2, ensure_ascii=False))
+    elif commits:
+        click.echo(render.log_text(commits))
+    return EXIT_OK

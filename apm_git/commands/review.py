@@ -1,0 +1,70 @@
+"""`apm-git diff` and `apm-git log`: memory changes as a reviewer reads them (docs/review.md)."""
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Collection, Sequence
+
+from apm_git import git
+from apm_git.checks import no_loss
+from apm_git.checks.entries import Place
+from apm_git.checks.gather import INDEX, WORKTREE, gather
+from apm_git.checks.snapshot import Snapshot
+from apm_git.repo import MemoryRepo
+from apm_git.review import classify as cl
+from apm_git.review.commits import CommitInfo, check_range, read_commits
+from apm_git.review.read import changed_files, new_side_config, resolve
+
+
+@dataclasses.dataclass(frozen=True)
+class Review:
+    base: str | None  # commit id; None before the first commit
+    base_name: str  # as the user named it
+    new: str | None  # commit id; None for the index or the work tree
+    new_name: str
+    commits: list[CommitInfo]  # between the two sides, newest first
+    entries: list[cl.EntryChange]
+    sections: list[cl.SectionChange]
+    files: list[cl.FileSummary]
+
+    def count(self, status: str) -> int:
+        return sum(1 for entry in self.entries if entry.status == status)
+
+    @property
+    def lost(self) -> list[cl.EntryChange]:
+        return [entry for entry in self.entries if entry.status == cl.LOSS]
+
+
+def diff(repo: MemoryRepo, revision: str | None = None, *, cached: bool = False) -> Review:
+    states = resolve(repo, revision, cached=cached)
+    sides = states.sides
+    commits = read_commits(repo.root, states.revisions) if states.revisions else []
+    facts = cl.trailer_facts(trailer for commit in commits for trailer in commit.trailers)
+    files = changed_files(repo, sides)
+    snaps: list[Snapshot] = []
+
+    def snap() -> Snapshot:
+        """The no-loss check's own view of the same two sides, built only when an entry left unexplained."""
+        if not snaps:
+            snaps.append(gather(repo, sides))
+        return snaps[0]
+
+    def lost_of(ids: Collection[str]) -> dict[str, tuple[str, int]]:
+        found = no_loss.lost(snap())
+        return {entry: found[entry] for entry in ids if entry in found}
+
+    def places(ids: Collection[str]) -> dict[str, list[Place]]:
+        return snap().entries.places(ids) if ids else {}
+
+    found = cl.classify(files, new_side_config(repo, sides), facts, lost_of, places)
+    new = None if sides.new in (INDEX, WORKTREE) else sides.new
+    return Review(sides.base, sides.base_name, new, sides.new_name, commits,
+                  found.entries, found.sections, found.files)
+
+
+def log(repo: MemoryRepo, revision: str | None = None, *, max_count: int | None = None) -> list[CommitInfo]:
+    if git.head(repo.root) is None:
+        return []  # no commits yet
+    spec = revision or "HEAD"
+    check_range(repo.root, spec)
+    revisions: Sequence[str] = [spec]
+    return read_commits(repo.root, revisions, max_count=max_count)
