@@ -15,7 +15,7 @@ def read(path: str | os.PathLike[str]) -> object:
     """The cached value, or None when there is none or it cannot be read."""
     try:
         with open(path, "rb") as handle:
-            return marshal.load(handle)
+            return marshal.loads(handle.read())  # marshal.load would read the file object by object
     except (OSError, EOFError, ValueError, TypeError):
         return None
 

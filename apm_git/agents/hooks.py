@@ -85,6 +85,23 @@ def status_claude_code(*, project: Path, run: bool = True) -> list[Location]:
     return found
 
 
+def status_timers() -> list[Location]:
+    """The idle flush and dream timers installed for any memory (systemd units, crontab lines), each checked
+    without running it: its program still exists, and a systemd timer is enabled."""
+    from apm_git.agents import timers
+
+    places = []
+    for kind, where, found in (("systemd", str(timers.systemd_dir()), timers.found_systemd()),
+                               ("cron", timers.where_cron(), timers.found_cron())):
+        if found:
+            checks = [HookCheck(item.job, item.command, item.problem is None,
+                                item.problem or (f"ok: {Path(item.where).name} enabled" if kind == "systemd"
+                                                 else "ok: in the crontab"))
+                      for item in found]
+            places.append(Location(f"timer ({kind})", where, True, checks))
+    return places
+
+
 def synthetic_payload(event: str, project: Path) -> dict[str, str]:
     payload = {"session_id": STATUS_SESSION, "transcript_path": "", "cwd": str(project), "hook_event_name": event}
     extra = {"SessionStart": {"source": "startup"}, "PreCompact": {"trigger": "manual", "custom_instructions": ""},

@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -20,6 +21,7 @@ from apm_git.errors import StateError
 FLUSH_EVERY_MINUTES = 5  # the flush itself waits for flush.idle_minutes of quiet (--if-idle)
 ENV_CRONTAB_FILE = "APM_GIT_CRONTAB_FILE"  # a file that stands for the user's crontab (tests, or no cron)
 MARK = "# apm-git timer for "
+UNIT_TIMER = re.compile(r"apm-git-(flush|dream)-[0-9a-f]{8}\.timer")
 
 
 def executable() -> str:
@@ -164,3 +166,65 @@ def uninstall_cron(memory: Path) -> TimerResult:
     if ours:
         write_crontab("".join(line for line in lines if line not in ours))
     return TimerResult("cron", where_cron(), [line.rstrip("\n") for line in ours])
+
+
+@dataclasses.dataclass
+class Found:
+    """One installed job, as `hooks status` reports it."""
+
+    kind: str  # "systemd" or "cron"
+    where: str
+    job: str  # "flush" or "dream"
+    command: str
+    problem: str | None  # None: it will run; else what is wrong and the fix
+
+
+def _program_problem(command: str) -> str | None:
+    try:
+        program = shlex.split(command)[0]
+    except (ValueError, IndexError):
+        return "no command to run: run `apm-git hooks install timer` again"
+    if Path(program).is_file() if os.sep in program else shutil.which(program):
+        return None
+    return f"{program} does not exist any more: run `apm-git hooks install timer` again"
+
+
+def found_systemd() -> list[Found]:
+    """apm-git's timer units in the user's systemd folder; a timer not enabled never runs."""
+    folder = systemd_dir()
+    try:
+        names = sorted(path.name for path in folder.iterdir())
+    except OSError:
+        return []
+    units = [match for match in map(UNIT_TIMER.fullmatch, names) if match]
+    found = []
+    for unit in units:
+        name = unit[0]
+        service = name.removesuffix(".timer") + ".service"
+        try:
+            text = (folder / service).read_text(encoding="utf-8")
+        except OSError:
+            text = ""
+        command = next((line[len("ExecStart="):] for line in text.splitlines() if line.startswith("ExecStart=")), "")
+        problem = (f"{service} is missing: run `apm-git hooks install timer --systemd` again" if not command
+                   else _program_problem(command))
+        if problem is None and not (folder / "timers.target.wants" / name).exists():
+            problem = f"not enabled: run `systemctl --user daemon-reload && systemctl --user enable --now {name}`"
+        found.append(Found("systemd", str(folder / name), unit[1], command, problem))
+    return found
+
+
+def found_cron() -> list[Found]:
+    """apm-git's lines in the crontab (none where there is no crontab to read)."""
+    try:
+        table = read_crontab()
+    except StateError:
+        return []
+    found = []
+    for line in table.splitlines():
+        if MARK not in line or line.lstrip().startswith("#"):
+            continue
+        command = line.split(" ", 5)[-1].split(" >/dev/null")[0]
+        job = "dream" if command.endswith(" dream") else "flush"
+        found.append(Found("cron", where_cron(), job, command, _program_problem(command)))
+    return found

@@ -151,10 +151,11 @@ def uninstall_cmd(ctx: click.Context, agent: str, user: bool, memory: Path | Non
 @click.pass_context
 def status_cmd(ctx: click.Context, no_run: bool) -> int:
     """What is installed where; each hook command run once with a synthetic payload (a flush hook makes a real
-    flush of session apm-git-hooks-status).  Exit 1 when a hook fails."""
-    from apm_git.agents.hooks import status_claude_code
+    flush of session apm-git-hooks-status); the timers of `hooks install timer`, checked without running them.
+    Exit 1 when a hook or a timer fails."""
+    from apm_git.agents.hooks import status_claude_code, status_timers
 
-    places = status_claude_code(project=Path.cwd(), run=not no_run)
+    places = status_claude_code(project=Path.cwd(), run=not no_run) + status_timers()
     lines, failed = [], False
     for place in places:
         if not place.hooks:
@@ -164,7 +165,8 @@ def status_cmd(ctx: click.Context, no_run: bool) -> int:
         for check in place.hooks:
             failed = failed or not check.passed
             verdict = "PASS" if check.passed else "FAIL"
-            lines.append(f"  {verdict} {check.event}: {check.command}" + ("" if no_run else f"\n       {check.detail}"))
+            shown = "" if no_run and not place.where.startswith("timer") else f"\n       {check.detail}"
+            lines.append(f"  {verdict} {check.event}: {check.command}{shown}")
     if not any(place.hooks for place in places):
         lines.append("apm-git: no hooks installed; run `apm-git hooks install claude-code`")
     emit(ctx, [dataclasses.asdict(place) for place in places], "\n".join(lines))

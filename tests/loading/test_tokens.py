@@ -54,8 +54,10 @@ def test_load_counts_exactly_with_an_empty_cache_and_no_network(repo: MemoryRepo
     write(mem, "main/longterm.md", sentence)
     empty = tmp_path / "empty-cache"
     empty.mkdir()
+    ours = tmp_path / "user-cache"  # no decoded copy of the encoding yet: the offline data is read
     env = {
         **os.environ, "APM_GIT_NOW": NOW, "TIKTOKEN_CACHE_DIR": str(empty), "DATA_GYM_CACHE_DIR": str(empty),
+        "XDG_CACHE_HOME": str(ours),
         "HTTP_PROXY": DEAD_PROXY, "HTTPS_PROXY": DEAD_PROXY, "http_proxy": DEAD_PROXY, "https_proxy": DEAD_PROXY,
         "ALL_PROXY": DEAD_PROXY, "NO_PROXY": "", "no_proxy": "",
     }
@@ -73,6 +75,50 @@ def test_load_counts_exactly_with_an_empty_cache_and_no_network(repo: MemoryRepo
     assert longterm["tokens"] == 10  # "The| quick| brown| fox| jumps| over| the| lazy| dog|."
     assert data["tokens"] == sum(item["tokens"] for item in data["files"])
     assert not [path.name for path in empty.iterdir() if not path.name.startswith(_cache_key())]
+    assert (ours / "apm-git" / "cl100k_base.marshal").is_file()  # the next process skips the decoding
+
+
+def test_the_decoded_copy_builds_the_same_encoding(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import tiktoken
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    constructor = tokens._constructors()[ENCODING]
+    copy = tmp_path / "apm-git" / f"{ENCODING}.marshal"
+    decoded = constructor()
+    assert tokens._arguments(ENCODING, constructor) == decoded  # decoded, and copied
+    assert copy.is_file()
+    cached = tokens._arguments(ENCODING, constructor)
+    assert cached == decoded
+    text = "Deploy via blue/green — 배포 전에 레디스 확인; 运维与排障 <|endoftext|> 12345 \t\n  ok"
+    built = [tiktoken.Encoding(**{**arguments, "name": ENCODING}) for arguments in (decoded, cached)]
+    assert built[0].encode_ordinary(text) == built[1].encode_ordinary(text)
+
+
+@pytest.mark.parametrize("damage", ["other files", "torn"])
+def test_a_stale_or_torn_copy_is_decoded_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, damage: str) -> None:
+    import marshal
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    constructor = tokens._constructors()[ENCODING]
+    copy = tmp_path / "apm-git" / f"{ENCODING}.marshal"
+    tokens._arguments(ENCODING, constructor)
+    stored = marshal.loads(copy.read_bytes())
+    if damage == "other files":  # the package was upgraded: its files have another size or mtime
+        stored["key"] = [*stored["key"][:-1], 0]
+        stored["arguments"]["mergeable_ranks"] = {b"x": 0}
+        copy.write_bytes(marshal.dumps(stored))
+    else:
+        copy.write_bytes(copy.read_bytes()[:1000])
+    assert tokens._arguments(ENCODING, constructor) == constructor()
+    assert marshal.loads(copy.read_bytes())["arguments"] == constructor()  # copied again
+
+
+def test_no_cache_folder_still_counts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(blocker))  # apm-git/ cannot be made under a file
+    constructor = tokens._constructors()[ENCODING]
+    assert tokens._arguments(ENCODING, constructor) == constructor()
 
 
 def _cache_key() -> str:
