@@ -102,8 +102,8 @@ def review_whose_merge_drops_an_entry(run_cli: Invoke, root: Path) -> tuple[Revi
     git(root, "checkout", "--quiet", "-b", "pr")
     apm(run_cli, root, now, "journal", "add", "Entry only pr wrote", "--kind", "lesson")
     apm(run_cli, root, now, "flush")
-    assert merge(root, "side"), "both sides appended to the same journal: git stops on a conflict"
-    git(root, "checkout", "--ours", "--", "memory/2026-05-21.md")
+    merge(root, "side")  # the merge driver keeps both entries (git's own line merge would stop on a conflict)
+    git(root, "checkout", "HEAD", "--", "memory/2026-05-21.md")  # a person's resolution that keeps only ours
     resolve_machine_files(run_cli, root, now)
     merged = commit_merge(root, "Merge branch 'side' into pr, keeping our journal")
     return Review(base, merged, merged), "2026-05-21-entry-only-side-wrote"

@@ -70,8 +70,8 @@ def test_a_merge_may_drop_an_entry_the_other_side_forgot(repo: MemoryRepo, run_c
     git(repo.root, "checkout", "--quiet", "-b", "pr")
     apm(run_cli, repo.root, now, "hit", "2026-05-21-a-wrong-conclusion")  # pr used it meanwhile
     apm(run_cli, repo.root, now, "flush")
-    assert merge(repo.root, "side")
-    git(repo.root, "checkout", "--theirs", "--", "memory/2026-05-21.md")  # the forget wins
+    merge(repo.root, "side")  # the merge driver keeps the entry: deleted on one side, changed (hit) on the other
+    git(repo.root, "checkout", "side", "--", "memory/2026-05-21.md")  # a person lets the forget win
     resolve_machine_files(run_cli, repo.root, now)
     merged = commit_merge(repo.root, "Merge side: the forget wins")
     assert "A wrong conclusion" not in git(repo.root, "show", f"{merged}:memory/2026-05-21.md")

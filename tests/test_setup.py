@@ -21,12 +21,15 @@ def test_setup_registers_what_a_fresh_clone_lacks_once(tmp_path: Path, run_cli: 
     _, clone = cloned(tmp_path)
     assert git(clone, "config", "--get", "diff.apm-memory.xfuncname", check=False) == ""
     status = run_cli("--repo", str(clone), "status")
-    assert "This clone is not set up (lacks the diff driver apm-memory and the pre-commit hook)" in status.stdout
+    assert ("This clone is not set up (lacks the diff driver apm-memory and the merge driver apm-memory "
+            "and the pre-commit hook)") in status.stdout
     ran = run_cli("--repo", str(clone), "setup")
     assert ran.exit_code == 0, ran.stderr
     assert ran.stdout.splitlines() == ["apm-git: registered the diff driver apm-memory",
+                                       "apm-git: registered the merge driver apm-memory",
                                        "apm-git: registered the pre-commit hook"]
     assert git(clone, "config", "--get", "diff.apm-memory.xfuncname").strip() == "^## .*$"
+    assert git(clone, "config", "--get", "merge.apm-memory.driver").strip() == "apm-git merge-driver %O %A %B %P"
     assert "pre-commit" in (clone / ".git/hooks/pre-commit").read_text()
     config = (clone / ".git/config").read_text()
     again = run_cli("--repo", str(clone), "setup")
@@ -56,7 +59,30 @@ def test_init_in_an_existing_clone_sets_it_up(tmp_path: Path, run_cli: Invoke) -
     assert ran.exit_code == 0, ran.stderr
     assert "already initialized: nothing changed" in ran.stdout
     assert git(clone, "config", "--get", "diff.apm-memory.xfuncname").strip() == "^## .*$"
+    assert git(clone, "config", "--get", "merge.apm-memory.driver").strip() == "apm-git merge-driver %O %A %B %P"
     assert "not set up" not in run_cli("--repo", str(clone), "status").stdout
+
+
+def test_memory_files_are_routed_to_the_merge_driver(tmp_path: Path) -> None:
+    origin, _ = cloned(tmp_path)
+    checked = git(origin, "check-attr", "merge", "--", "memory/decisions.md", "memory/groups/dev.md",
+                  "memory/flush-state.json", "apm.yaml")
+    assert checked.splitlines() == [
+        "memory/decisions.md: merge: apm-memory",
+        "memory/groups/dev.md: merge: apm-memory",
+        "memory/flush-state.json: merge: apm-memory",
+        "apm.yaml: merge: unspecified",
+    ]
+
+
+def test_an_older_gitattributes_with_union_lines_is_routed_to_the_driver_by_init(tmp_path: Path) -> None:
+    origin, _ = cloned(tmp_path)
+    older = "$m/**/*.md diff=apm-memory\n$m/groups/*.md merge=union\n$m/main/index.md merge=union\n"
+    (origin / ".gitattributes").write_text(older.replace("$m", "memory"))
+    git(origin, "commit", "-qam", "an older .gitattributes", "--no-verify")
+    init(origin, install=False)
+    checked = git(origin, "check-attr", "merge", "--", "memory/groups/dev.md")
+    assert checked.strip() == "memory/groups/dev.md: merge: apm-memory"
 
 
 def test_machine_written_state_is_marked_generated(tmp_path: Path) -> None:

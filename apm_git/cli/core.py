@@ -66,6 +66,26 @@ def setup_cmd(ctx: click.Context, no_install: bool) -> int:
     return EXIT_OK
 
 
+@cli.command("merge-driver")
+@click.argument("base", type=click.Path(path_type=Path))
+@click.argument("ours", type=click.Path(path_type=Path))
+@click.argument("theirs", type=click.Path(path_type=Path))
+@click.argument("path", type=UTF8)
+@click.pass_context
+def merge_driver_cmd(ctx: click.Context, base: Path, ours: Path, theirs: Path, path: str) -> int:
+    """Git's merge driver for memory files (%O %A %B %P): writes the entry-level merge into OURS.
+
+    Exit 0 when the merge is clean, 1 when something was kept for a person to settle.
+    """
+    from apm_git.commands.merge_driver import merge_file
+
+    result = merge_file(base, ours, theirs, path)
+    for conflict in result.conflicts:
+        click.echo(f"apm-git: merge conflict kept in {conflict}", err=True)
+    emit(ctx, dataclasses.asdict(result), None)
+    return EXIT_OK if result.clean else EXIT_FINDINGS
+
+
 @cli.group("journal")
 def journal_group() -> None:
     """Light Sleep: write to today's journal."""

@@ -10,6 +10,13 @@ WORST = 5  # findings, and files over budget, shown by name
 def status_text(result: StatusResult, *, all_files: bool = False) -> str:
     lines = _files(result, all_files)
     lines += _findings(result.findings)
+    if result.in_conflict:
+        lines.append(f"Entries in conflict: {len(result.in_conflict)} (settle each: keep one version, delete the "
+                     "other, drop the Conflicts line)")
+        lines += [f"  {item.file}:{item.line}: {item.entry}: Conflicts: {item.conflicts}"
+                  for item in result.in_conflict[:WORST]]
+        if len(result.in_conflict) > WORST:
+            lines.append(f"  ... and {len(result.in_conflict) - WORST} more (`apm-git --json status` lists them)")
     lines.append("Last flush:")
     lines += [f"  {scope}: {_when(stamp)}" for scope, stamp in result.last_flush.items()]
     own = [item for item in result.pending_items if not (isinstance(item, dict) and item.get("source") == "flush")]

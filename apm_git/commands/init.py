@@ -9,7 +9,7 @@ from apm_git.atomic import TEMP_SUFFIX, write_atomic
 from apm_git.commands import precommit
 from apm_git.commands.adopt import Adoption, commit_as_found, keep_replaced
 from apm_git.commands.baseline import record
-from apm_git.commands.setup import DIFF_DRIVER  # init in a clone sets it up as `apm-git setup` does
+from apm_git.commands.setup import DIFF_DRIVER, register_merge_driver  # init in a clone sets it up as setup does
 from apm_git.commit import commit
 from apm_git.config import CONFIG_FILE, load_config, parse_config
 from apm_git.errors import StateError, UsageError
@@ -77,6 +77,7 @@ def init(path: Path, *, install: bool = True) -> InitResult:
         (updated if (root / precommit.CONFIG).exists() else created).append(precommit.CONFIG)
         write_atomic(root / precommit.CONFIG, hooks_config.encode("utf-8"))
     git.run(root, "config", *DIFF_DRIVER)
+    register_merge_driver(root)
     # A kill can leave a temporary file of apm-git's behind: no `git add -A` of the user's stages it.
     exclude = root / git.out(root, "rev-parse", "--git-path", "info/exclude").strip()
     _merge_lines(exclude, f"# apm-git's temporary files\n*{TEMP_SUFFIX}\n")

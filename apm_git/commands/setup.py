@@ -12,6 +12,11 @@ from apm_git import git
 from apm_git.commands import precommit
 
 DIFF_DRIVER = ("diff.apm-memory.xfuncname", "^## .*$")
+# The entry-level merge (docs/merge.md); `.gitattributes` routes the memory files to it (`merge=apm-memory`).
+MERGE_DRIVER = (
+    ("merge.apm-memory.name", "apm-git entry-level memory merge"),
+    ("merge.apm-memory.driver", "apm-git merge-driver %O %A %B %P"),
+)
 HOOK_MARK = "pre-commit"  # the script `pre-commit install` writes names its runner
 
 
@@ -28,6 +33,9 @@ def missing(root: Path) -> list[str]:
     key, value = DIFF_DRIVER
     if git.run(root, "config", "--get", key, check=False).stdout.decode("utf-8", "replace").strip() != value:
         lacking.append("the diff driver apm-memory")
+    driver = git.run(root, "config", "--get", MERGE_DRIVER[1][0], check=False).stdout.decode("utf-8", "replace")
+    if "merge-driver" not in driver:  # a driver command of the user's own that calls apm-git's counts
+        lacking.append("the merge driver apm-memory")
     if (root / precommit.CONFIG).exists():
         hook = root / git.out(root, "rev-parse", "--git-path", "hooks/pre-commit").strip()
         try:
@@ -40,12 +48,15 @@ def missing(root: Path) -> list[str]:
 
 
 def setup(root: Path, *, install: bool = True) -> SetupResult:
-    """Register the diff driver and install the pre-commit hook, each only when it is missing."""
+    """Register the diff and merge drivers and install the pre-commit hook, each only when it is missing."""
     lacking = missing(root)
     result = SetupResult(root, [])
     if "the diff driver apm-memory" in lacking:
         git.run(root, "config", *DIFF_DRIVER)
         result.registered.append("the diff driver apm-memory")
+    if "the merge driver apm-memory" in lacking:
+        register_merge_driver(root)
+        result.registered.append("the merge driver apm-memory")
     if install and "the pre-commit hook" in lacking:
         problem = precommit.install(root)
         if problem is None:
@@ -53,3 +64,8 @@ def setup(root: Path, *, install: bool = True) -> SetupResult:
         else:
             result.warning = f"`pre-commit install` failed ({problem}); fix that, then run `apm-git setup` again"
     return result
+
+
+def register_merge_driver(root: Path) -> None:
+    for key, value in MERGE_DRIVER:
+        git.run(root, "config", key, value)

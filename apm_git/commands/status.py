@@ -66,6 +66,17 @@ class Findings:
         }
 
 
+@dataclasses.dataclass(frozen=True)
+class InConflict:
+    """A live entry with a `Conflicts:` field (DESIGN 2.1): an unresolved contradiction, e.g. the two
+    versions that a merge kept of an entry whose body both sides changed (docs/merge.md)."""
+
+    entry: str
+    file: str
+    line: int
+    conflicts: str
+
+
 @dataclasses.dataclass
 class StatusResult:
     files: list[FileBudget]
@@ -75,6 +86,7 @@ class StatusResult:
     uncommitted: list[str]
     findings: Findings = dataclasses.field(default_factory=Findings)
     not_set_up: list[str] = dataclasses.field(default_factory=list)  # what `apm-git setup` would add
+    in_conflict: list[InConflict] = dataclasses.field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         data = dataclasses.asdict(self)
@@ -124,7 +136,30 @@ def status(repo: MemoryRepo) -> StatusResult:
         uncommitted=sorted(change.path for change in changes),
         findings=current_findings(repo),
         not_set_up=missing(repo.root),
+        in_conflict=in_conflict(repo),
     )
+
+
+def in_conflict(repo: MemoryRepo) -> list[InConflict]:
+    """Every live entry with a `Conflicts:` field, in file order (the archive never holds one: REM
+    does not archive an entry in conflict)."""
+    from apm_git.model.records import parse
+
+    found = []
+    for rel in repo.markdown_files():
+        if rel.startswith(f"{names.ARCHIVE}/"):
+            continue
+        try:
+            text = repo.read(rel)
+        except ApmGitError:
+            continue  # unreadable or too large: the findings say so
+        if not text or "- Conflicts:" not in text:
+            continue
+        for record in parse(text).records:
+            value = record.field("Conflicts")
+            if value and record.date and record.title:
+                found.append(InConflict(record.id, repo.repo_path(rel), record.line_no, value))
+    return found
 
 
 def current_findings(repo: MemoryRepo) -> Findings:
