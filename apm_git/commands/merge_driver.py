@@ -12,13 +12,14 @@ import dataclasses
 import os
 from pathlib import Path
 
-from apm_git import git
+from apm_git import cache, git
 from apm_git.config import CONFIG_FILE, Config, load_config
 from apm_git.errors import ApmGitError, StateError
-from apm_git.merge import MergeConflict, merge_memory
-from apm_git.repo import decode, find_root
+from apm_git.merge import MemoryMerge, MergeConflict, merge_memory
+from apm_git.repo import STATE_DIR, decode, find_root
 
 GITHEAD = "GITHEAD_"
+Tree = dict[str, str]
 
 
 @dataclasses.dataclass
@@ -46,9 +47,15 @@ def merge_file(
             raise StateError(f"cannot read {file} ({error.strerror}); git called the merge driver with a bad path") \
                 from None
     base, ours, theirs = texts
-    root = _root(cwd or Path.cwd())
+    found = find_root((cwd or Path.cwd()).absolute())
+    root = found[0] if found is not None else None
     config = _config(root)
-    sides = _whole_memory(root, config, path) if root is not None else None
+    commits = _commits(root, config, path) if root is not None else None
+    if found is not None and commits is not None:
+        cached = _cached(found[1], commits, path, texts)
+        if cached is not None:
+            return _write(ours_file, ours, path, *cached, memory_wide=True)
+    sides = _whole_memory(found[0], config, commits) if found is not None and commits is not None else None
     memory_wide = sides is not None
     if sides is None:
         sides = ({}, {}, {})
@@ -60,19 +67,19 @@ def merge_file(
         else:
             side[path] = text
     result = merge_memory(*sides, memory_dir=config.memory_dir, append_only=config.append_only)
-    merged = result.files.get(path)
-    conflicts = [conflict for conflict in result.conflicts if conflict.path == path]
-    unmerged = [name for name in result.unmerged if name == path]
+    if found is not None and commits is not None and memory_wide:
+        _remember(found[1], commits, sides, result)
+    return _write(ours_file, ours, path, result.files.get(path),
+                  [conflict for conflict in result.conflicts if conflict.path == path],
+                  [name for name in result.unmerged if name == path], memory_wide=memory_wide)
+
+
+def _write(ours_file: Path, ours: str, path: str, merged: str | None, conflicts: list[MergeConflict],
+           unmerged: list[str], *, memory_wide: bool) -> DriverResult:
     wrote = merged is not None and merged != ours
-    if wrote:
-        assert merged is not None
+    if merged is not None and wrote:
         ours_file.write_bytes(merged.encode("utf-8"))
     return DriverResult(path, wrote, memory_wide, conflicts, unmerged)
-
-
-def _root(start: Path) -> Path | None:
-    found = find_root(start.absolute())
-    return found[0] if found is not None else None
 
 
 def _config(root: Path | None) -> Config:
@@ -85,27 +92,61 @@ def _config(root: Path | None) -> Config:
         return Config()
 
 
-Tree = dict[str, str]
-
-
-def _whole_memory(root: Path, config: Config, path: str) -> tuple[Tree, Tree, Tree] | None:
-    """The memory of the merge base, HEAD and the commit being merged, when git says which commit that is
-    (one `GITHEAD_<commit>` variable) and `path` is a memory file; None otherwise."""
+def _commits(root: Path, config: Config, path: str) -> tuple[str, str, str] | None:
+    """(merge base, HEAD, the commit being merged) when git says which commit that is (one
+    `GITHEAD_<commit>` variable) and `path` is a memory file; None otherwise."""
     if not path.startswith(config.memory_dir + "/"):
         return None
-    commits = [name[len(GITHEAD):] for name in os.environ if name.startswith(GITHEAD)]
-    if len(commits) != 1:
+    named = [name[len(GITHEAD):] for name in os.environ if name.startswith(GITHEAD)]
+    if len(named) != 1:
         return None
     try:
-        theirs = git.commit_id(root, commits[0])
+        theirs = git.commit_id(root, named[0])
         ours = git.commit_id(root, "HEAD")
-        if theirs is None or ours is None:
-            return None
-        base = git.merge_base(root, ours, theirs)
-        trees = [_tree(root, rev, config.memory_dir) if rev else {} for rev in (base, ours, theirs)]
-    except (ApmGitError, UnicodeDecodeError):
+        base = git.merge_base(root, ours, theirs) if ours and theirs else None
+    except ApmGitError:
         return None
-    return trees[0], trees[1], trees[2]
+    return (base, ours, theirs) if base and ours and theirs else None
+
+
+def _whole_memory(root: Path, config: Config, commits: tuple[str, str, str]) -> tuple[Tree, Tree, Tree] | None:
+    """The memory of the merge base, HEAD and the commit being merged."""
+    try:
+        base, ours, theirs = (_tree(root, rev, config.memory_dir) for rev in commits)
+    except ApmGitError:
+        return None
+    return base, ours, theirs
+
+
+# Git calls the driver once per file that both sides changed; the memory-wide merge is the same for
+# each, so the first call keeps the results of those files for the others (keyed by the three commits).
+CACHE = "merge-driver.cache"
+
+
+def _cached(git_dir: Path, commits: tuple[str, str, str], path: str,
+            texts: list[str]) -> tuple[str | None, list[MergeConflict], list[str]] | None:
+    stored = cache.read(git_dir / STATE_DIR / CACHE)
+    if not isinstance(stored, dict) or stored.get("commits") != list(commits):
+        return None
+    entry = stored.get("files", {}).get(path)
+    if not isinstance(entry, tuple) or list(entry[0]) != texts:
+        return None  # not a file of that merge, or git handed other versions (a virtual base)
+    _, merged, conflicts, unmerged = entry
+    return merged, [MergeConflict(path, what, ident) for what, ident in conflicts], [path] if unmerged else []
+
+
+def _remember(
+    git_dir: Path, commits: tuple[str, str, str], sides: tuple[Tree, Tree, Tree], result: MemoryMerge,
+) -> None:
+    base, ours, theirs = sides
+    files = {}
+    for name, merged in result.files.items():
+        if name in ours and name in theirs and ours[name] != base.get(name) and theirs[name] != base.get(name):
+            conflicts = [(conflict.what, conflict.entry) for conflict in result.conflicts if conflict.path == name]
+            files[name] = ((base.get(name, ""), ours[name], theirs[name]), merged, conflicts,
+                           name in result.unmerged)
+    (git_dir / STATE_DIR).mkdir(exist_ok=True)
+    cache.write(git_dir / STATE_DIR / CACHE, {"commits": list(commits), "files": files})
 
 
 def _tree(root: Path, rev: str, memory_dir: str) -> dict[str, str]:

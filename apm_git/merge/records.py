@@ -82,8 +82,10 @@ def merge_fitness(base: Fitness | None, ours: Fitness, theirs: Fitness, extra: H
 
 def with_hits(record: Record, extra: Hits) -> Record:
     """The record with hits of a folded entry added to its Fitness (as is when it has no readable Fitness)."""
+    if extra == Hits():
+        return record
     fitness = record.fitness
-    if fitness is None or extra == Hits():
+    if fitness is None:
         return record
     return set_field(record, "Fitness", merge_fitness(fitness, fitness, fitness, extra).render())
 

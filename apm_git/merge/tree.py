@@ -57,6 +57,7 @@ class MemoryMerge:
 class _Entry:
     path: str
     record: Record
+    id: str  # the record's entry id, computed once
 
 
 @dataclasses.dataclass
@@ -91,6 +92,7 @@ class _Merge:
         self.memory_dir = memory_dir
         self.append_only = tuple(append_only) if append_only is not None else self._append_only()
         self.result = MemoryMerge({path: None for side in sides for path in side})
+        self._parsed: dict[str, RecordFile] = {}
 
     def _append_only(self) -> tuple[str, ...]:
         for side in (OURS, THEIRS, BASE):
@@ -215,7 +217,7 @@ class _Merge:
             for path in paths:
                 if path in self.sides[side]:
                     layouts[side][path] = self._layout(self.sides[side][path], path, side, seen, entries, named)
-        used = {entry.record.id for side in entries for entry in side.values()}
+        used = {entry.id for side in entries for entry in side.values()}
         placed: dict[str, tuple[str, Record, Record | None]] = {}  # key -> (path, record, conflicting version)
         extra: dict[str, Hits] = {}
         keys = sorted({key for side in entries for key in side})
@@ -230,19 +232,25 @@ class _Merge:
             elif key in extra:
                 path, record, _ = placed[key]
                 placed[key] = (path, with_hits(record, extra[key]), None)
+        by_path: dict[str, list[str]] = {}
+        for key, (where, _, _) in placed.items():
+            by_path.setdefault(where, []).append(key)
         for path in paths:
-            self.result.files[path] = self._assemble(path, layouts, placed)
+            self.result.files[path] = self._assemble(path, layouts, placed, by_path.get(path, []))
 
     def _layout(self, text: str, path: str, side: int, seen: dict[str, int],
                 entries: list[dict[str, _Entry]], named: list[dict[str, str]]) -> _Layout:
-        parsed: RecordFile = parse(text)
+        parsed = self._parsed.get(text)
+        if parsed is None:  # most files are alike on two or three sides: each text is parsed once
+            parsed = self._parsed[text] = parse(text)
         layout = _Layout(parsed.bom, parsed.newline, [PREAMBLE], {PREAMBLE: parsed.preamble.text})
         headings: dict[str, int] = {}
         for block in parsed.blocks:
             if isinstance(block, Record) and block.date and block.title:
-                count = seen[block.id] = seen.get(block.id, 0) + 1
-                entry = block.id if count == 1 else f"{block.id}#{count}"
-                entries[side][entry] = _Entry(path, block)
+                ident = _entry_id(block.date, block.title)
+                count = seen[ident] = seen.get(ident, 0) + 1
+                entry = ident if count == 1 else f"{ident}#{count}"
+                entries[side][entry] = _Entry(path, block, ident)
                 key = f"r\0{entry}"
                 for field in block.fields:
                     if field.name in NAMING_FIELDS:
@@ -270,7 +278,7 @@ class _Merge:
             return
         if same(base.record, present.record) and base.path == present.path:
             return  # deleted (or folded) on the other side, left as it was on this one
-        merger = named[gone_from].get(base.record.id)
+        merger = named[gone_from].get(base.id)
         hits = hits_of(base.record, present.record) if merger is not None and present.path == base.path else None
         if merger is not None and hits is not None:
             # folded into `merger` on the other side, only hit on this one: the hits go to the merger
@@ -301,7 +309,8 @@ class _Merge:
         ))
 
     def _assemble(self, path: str, layouts: list[dict[str, _Layout]],
-                  placed: dict[str, tuple[str, Record, Record | None]]) -> str | None:
+                  placed: dict[str, tuple[str, Record, Record | None]], here: list[str]) -> str | None:
+        """The merged text of `path`; `here`: the keys of the entries that end in it."""
         versions = [layout.get(path) for layout in layouts]
         base, ours, theirs = versions
         unchanged = ours is not None and base is not None and self.sides[OURS][path] == self.sides[BASE][path]
@@ -310,7 +319,8 @@ class _Merge:
         order = list(spine.order)
         if ours is not None and theirs is not None:
             order = _insert_missing(order, (ours if spine is theirs else theirs).order)
-        order += [f"r\0{key}" for key, (where, _, _) in placed.items() if where == path and f"r\0{key}" not in order]
+        present = set(order)
+        order += [f"r\0{key}" for key in here if f"r\0{key}" not in present]
         parts: list[tuple[str, str]] = []  # (key, text)
         for key in order:
             if key.startswith("r\0"):
@@ -360,6 +370,12 @@ class _Merge:
             text += part
             previous = key
         return text
+
+
+@functools.lru_cache(maxsize=65536)
+def _entry_id(date: str, title: str) -> str:
+    """Entry ids, each computed once: most records are alike on two or three sides."""
+    return entry_id(date, title)
 
 
 def _follows(layout: _Layout, first: str, second: str) -> bool:
