@@ -137,22 +137,27 @@ def build_commit(
     *,
     contents: Mapping[str, bytes | None] | None = None,
     env: Mapping[str, str] | None = None,
+    other_parents: Sequence[str] = (),
+    start: str | None = None,
 ) -> Built:
     """`parent`'s tree with `paths` as the work tree (or `contents`) has them, as a new commit object.
 
+    A merge commit names `other_parents` too and starts from `start` (a tree, e.g. git's own merge
+    of the paths that are not memory) instead of `parent`'s tree.
     Everything goes through a temporary index under the git dir: the user's index, the work
     tree and every ref stay as they were, so a failure here changes nothing the user can see.
     """
     overrides = dict(contents or {})
     from_worktree = [path for path in paths if path not in overrides]
-    if not from_worktree and not overrides:
+    if not from_worktree and not overrides and start is None:
         raise ValueError("no paths given: nothing to commit")
     state = git_dir / "apm-git"
     state.mkdir(exist_ok=True)
     temp_index = state / f"index.{os.getpid()}{TEMP_SUFFIX}"
     index_env = {**(env or {}), "GIT_INDEX_FILE": str(temp_index)}
     try:
-        run(root, "read-tree", *((parent,) if parent else ("--empty",)), env=index_env)
+        first = start or parent
+        run(root, "read-tree", *((first,) if first else ("--empty",)), env=index_env)
         if from_worktree:
             run(root, "update-index", "--add", "--remove", "-z", "--stdin", env=index_env,
                 stdin=pathspec_stdin(from_worktree))
@@ -173,7 +178,8 @@ def build_commit(
     message_file = state / f"COMMIT_MSG.{os.getpid()}{TEMP_SUFFIX}"
     message_file.write_bytes(message.encode("utf-8"))
     try:
-        args = ["commit-tree", tree, *(("-p", parent) if parent else ()), "-F", str(message_file)]
+        parents = [*((parent,) if parent else ()), *other_parents]
+        args = ["commit-tree", tree, *(arg for each in parents for arg in ("-p", each)), "-F", str(message_file)]
         if config_bool(root, "commit.gpgsign"):
             args.insert(1, "-S")  # `git commit-tree` does not read commit.gpgsign itself
         proc = run(root, *args, env=env, check=False)
@@ -359,3 +365,135 @@ def diff_raw(root: Path, *args: str, pathspecs: Sequence[str]) -> list[RawChange
             changes.append(RawChange(status[0], old_blob, new_blob, parts[index + 1]))
             index += 2
     return changes
+
+
+# --- remotes: fetch, push, merge (apm-git sync) ---------------------------------------------
+
+# Never wait for a password prompt: sync runs from cron and agent hooks, with no one to type it.
+REMOTE_ENV = {"GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": "", "SSH_ASKPASS": ""}
+MISSING_REF_HINT = "couldn't find remote ref"
+
+
+def current_branch(root: Path) -> str | None:
+    """The branch HEAD names (`main`), or None when HEAD is detached."""
+    proc = run(root, "symbolic-ref", "-q", "HEAD", check=False)
+    ref = proc.stdout.decode().strip()
+    return ref.removeprefix("refs/heads/") if ref.startswith("refs/heads/") else None
+
+
+def config_get(root: Path, key: str) -> str | None:
+    proc = run(root, "config", "--get", key, check=False)
+    return proc.stdout.decode("utf-8", "surrogateescape").strip() or None
+
+
+def config_set(root: Path, key: str, value: str) -> None:
+    run(root, "config", key, value)
+
+
+def remotes(root: Path) -> list[str]:
+    return out(root, "remote").split()
+
+
+def is_ancestor(root: Path, ancestor: str, descendant: str) -> bool:
+    return run(root, "merge-base", "--is-ancestor", ancestor, descendant, check=False).returncode == 0
+
+
+class FetchFailed(GitError):
+    """The remote could not be read (unreachable, gone, refused); nothing was changed locally."""
+
+
+def fetch(root: Path, remote: str, refspecs: Sequence[str]) -> bool:
+    """`git fetch` of `refspecs` from `remote`, tags left alone; False when the first refspec's
+    source branch does not exist on the remote (a branch not pushed yet), FetchFailed when the
+    remote cannot be read."""
+    proc = run(root, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--end-of-options", remote,
+               *refspecs, env=REMOTE_ENV, check=False)
+    if proc.returncode == 0:
+        return True
+    if MISSING_REF_HINT.encode() in proc.stderr and len(refspecs) >= 1:
+        if len(refspecs) > 1:  # fetch the rest (the branches to gather) without the missing one
+            rest = run(root, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--end-of-options", remote,
+                       *refspecs[1:], env=REMOTE_ENV, check=False)
+            if rest.returncode != 0:
+                raise FetchFailed(describe_failure(["fetch", remote], rest))
+        return False
+    raise FetchFailed(describe_failure(["fetch", remote], proc))
+
+
+class Pushed(NamedTuple):
+    """What `git push` did: ok, or rejected as not a fast-forward (the remote branch moved: merge again)."""
+
+    ok: bool
+    rejected: bool
+    detail: str
+
+
+def push(root: Path, remote: str, commit: str, branch: str) -> Pushed:
+    """`git push REMOTE COMMIT:refs/heads/BRANCH`, never forced: the remote takes it only as a fast-forward."""
+    proc = run(root, "push", "--porcelain", "--end-of-options", remote,
+               f"{commit}:refs/heads/{branch}", env=REMOTE_ENV, check=False)
+    if proc.returncode == 0:
+        return Pushed(True, False, "")
+    report = proc.stdout.decode("utf-8", "replace")
+    rejected = any(line.startswith("!") and "[rejected]" in line for line in report.splitlines())  # not a fast-forward
+    lines = [line for line in report.splitlines() if line.startswith("!")]
+    detail = lines[0].split("\t")[-1] if lines else describe_failure(["push", remote], proc)
+    return Pushed(False, rejected, detail)
+
+
+def ls_remote(root: Path, remote: str, ref: str) -> str | None:
+    """The commit `ref` names on `remote` (one round trip, nothing fetched), None when it names none."""
+    proc = run(root, "ls-remote", "--end-of-options", remote, ref, env=REMOTE_ENV, check=False)
+    if proc.returncode != 0:
+        raise FetchFailed(describe_failure(["ls-remote", remote], proc))
+    for line in proc.stdout.decode().splitlines():
+        commit, name = line.split("\t", 1)
+        if name == ref:
+            return commit
+    return None
+
+
+def merge_tree(root: Path, ours: str, theirs: str, *, ours_for: Sequence[str] = ()) -> tuple[str, list[str]]:
+    """git's own merge of two commits as a tree (`merge-tree --write-tree`, nothing checked out):
+    the tree id and the paths git could not merge (their blobs hold conflict markers).  The merge
+    drivers named in `ours_for` keep ours without running (the caller merges those paths itself)."""
+    quiet = [arg for name in ours_for for arg in ("-c", f"merge.{name}.driver=true")]
+    proc = run(root, *quiet, "merge-tree", "--write-tree", "--name-only", "-z", "--allow-unrelated-histories",
+               ours, theirs, check=False)
+    if proc.returncode not in (0, 1):
+        raise GitError(describe_failure(["merge-tree", "--write-tree"], proc))
+    head_part, _, _ = proc.stdout.partition(b"\0\0")  # tree, conflicted paths, then the messages
+    parts = split_z(head_part)
+    return parts[0], list(dict.fromkeys(parts[1:])) if proc.returncode == 1 else []
+
+
+def tree_entries(root: Path, rev: str, paths: Sequence[str]) -> dict[str, tuple[str, str] | None]:
+    """path -> (mode, object id) in a commit's or tree's tree for each of `paths`; None: absent."""
+    found: dict[str, tuple[str, str] | None] = dict.fromkeys(paths)
+    if not paths:
+        return found
+    proc = run(root, "ls-tree", "-r", "-z", "--full-tree", rev)  # whole tree: no argument-list limit
+    for line in split_z(proc.stdout):
+        meta, path = line.split("\t", 1)
+        mode, _, oid = meta.split()
+        if path in found:
+            found[path] = (mode, oid)
+    return found
+
+
+def changed_paths(root: Path, old: str, new: str) -> list[str]:
+    """Every path whose entry differs between two commits (or trees), renames as delete + add."""
+    return split_z(run(root, "diff-tree", "-r", "-z", "--name-only", "--no-renames", old, new).stdout)
+
+
+def update_ref(root: Path, ref: str, new: str, old: str | None, reason: str) -> None:
+    """Point `ref` at `new` if it is at `old` (None: only if it does not exist yet)."""
+    run(root, "update-ref", "-m", reason, ref, new, old or "")
+
+
+def refs_under(root: Path, prefix: str) -> list[str]:
+    return out(root, "for-each-ref", "--format=%(refname)", "--sort=refname", prefix).split()
+
+
+def delete_ref(root: Path, ref: str) -> None:
+    run(root, "update-ref", "-d", ref, check=False)

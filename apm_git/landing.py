@@ -22,7 +22,7 @@ import hashlib
 import json
 import os
 from collections.abc import Mapping, Sequence
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from apm_git import git
@@ -127,8 +127,12 @@ def finish_interrupted(repo: MemoryRepo) -> None:
         )
         return
     files = record["files"]
+    committed = {row[0] for row in record["index"]}
     for path, *_ in files:
-        repo.path(_memory_rel(repo, path))  # a journal naming anything outside the memory dir is refused
+        _check_journal_path(repo, path, committed)
+        if repo.memory_rel(path) is None:  # a file sync brought over: its temporary file, if the kill left one
+            target = repo.root / path
+            _sweep_temporaries(target.parent, recursive=False, name=f".{target.name}.")
     blobs = git.cat_files(repo.root, [f"{new}:{path}" for path, _, after in files if after is not None])
     left = _bring_worktree(repo, files, lambda path: blobs.get(f"{new}:{path}"))
     if now == new:  # a commit made on top since keeps its own index
@@ -227,11 +231,16 @@ def _descends(repo: MemoryRepo, now: str | None, new: str) -> bool:
     return git.run(repo.root, "merge-base", "--is-ancestor", new, now, check=False).returncode == 0
 
 
-def _memory_rel(repo: MemoryRepo, path: str) -> str:
+def _check_journal_path(repo: MemoryRepo, path: str, committed: set[str]) -> None:
+    """A journal may name a memory file, or (sync brings the remote's other files too) a path the
+    commit itself changes, inside the work tree and outside the git dir; anything else is refused."""
     rel = repo.memory_rel(path)
-    if rel is None:
-        raise StateError(f"{journal_path(repo)} names {path!r}, outside the memory dir; remove the journal")
-    return rel
+    if rel is not None:
+        repo.path(rel)
+        return
+    parts = PurePosixPath(path).parts
+    if path not in committed or not parts or path.startswith("/") or ".." in parts or parts[0] == ".git":
+        raise StateError(f"{journal_path(repo)} names {path!r}, which its commit does not change; remove the journal")
 
 
 def _write_journal(repo: MemoryRepo, record: dict[str, Any]) -> None:
@@ -280,11 +289,13 @@ def _sync_folder(folder: Path) -> None:
             os.close(fd)
 
 
-def _sweep_temporaries(folder: Path, *, recursive: bool) -> None:
-    """Remove apm-git's temporary files that a killed process left (its pid is gone); the caller holds the lock."""
+def _sweep_temporaries(folder: Path, *, recursive: bool, name: str = "") -> None:
+    """Remove apm-git's temporary files (whose names start with `name`) that a killed process left
+    (its pid is gone); the caller holds the lock."""
     if not folder.is_dir():
         return
-    found = folder.rglob(f"*{TEMP_SUFFIX}") if recursive else folder.glob(f"*{TEMP_SUFFIX}")
+    found = folder.rglob(f"*{TEMP_SUFFIX}") if recursive else (
+        path for path in folder.iterdir() if path.name.startswith(name) and path.name.endswith(TEMP_SUFFIX))
     for path in list(found):
         if _alive(path.name) or path.is_symlink():
             continue

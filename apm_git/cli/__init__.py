@@ -175,6 +175,7 @@ from apm_git.cli import (  # noqa: E402  (registers the commands)
     ci,  # noqa: F401
     core,  # noqa: F401
     loading,  # noqa: F401  (load, remember, search, hit)
+    sync,  # noqa: F401
 )
 from apm_git.cli import dreaming as _dreaming  # noqa: E402,F401  (registers deep-sleep, rem, dream, history)
 from apm_git.cli import review as _review  # noqa: E402,F401  (registers diff and log)

@@ -58,59 +58,72 @@ def flush(
     message: str | None = None,
     if_idle: bool = False,
 ) -> FlushResult:
-    result = FlushResult(trigger, str(scope), session)
     with write_lock(repo):
-        pathspecs = scope.pathspecs(repo)
-        changed = git.status(repo.root, pathspecs) if if_idle else None
-        if changed is not None:
-            waiting = _still_busy(repo, changed)
-            if waiting:
-                result.skipped = waiting
-                return result
-        now = clock.now()
-        deleted = {repo.memory_rel(path) or path for path in git.deleted(repo.root, pathspecs)}
-        result.created = [repo.repo_path(rel) for rel in _auto_initialize(repo, scope, now.date(), deleted)]
-        own_index = keep_own_index(repo) if scope.covers_dreaming else None
-        result.kept_index = [repo.repo_path(own_index)] if own_index else []
-        if changed is None or result.created or result.kept_index:
-            changed = git.status(repo.root, pathspecs)
-        if not changed:
+        return flush_locked(repo, trigger=trigger, scope=scope, session=session, message=message, if_idle=if_idle)
+
+
+def flush_locked(
+    repo: MemoryRepo,
+    *,
+    trigger: str = "manual",
+    scope: Scope = ALL,
+    session: str | None = None,
+    message: str | None = None,
+    if_idle: bool = False,
+) -> FlushResult:
+    """`flush` for a caller that holds the write lock already (`sync`)."""
+    result = FlushResult(trigger, str(scope), session)
+    pathspecs = scope.pathspecs(repo)
+    changed = git.status(repo.root, pathspecs) if if_idle else None
+    if changed is not None:
+        waiting = _still_busy(repo, changed)
+        if waiting:
+            result.skipped = waiting
+            return result
+    now = clock.now()
+    deleted = {repo.memory_rel(path) or path for path in git.deleted(repo.root, pathspecs)}
+    result.created = [repo.repo_path(rel) for rel in _auto_initialize(repo, scope, now.date(), deleted)]
+    own_index = keep_own_index(repo) if scope.covers_dreaming else None
+    result.kept_index = [repo.repo_path(own_index)] if own_index else []
+    if changed is None or result.created or result.kept_index:
+        changed = git.status(repo.root, pathspecs)
+    if not changed:
+        result.skipped = "nothing to flush"
+        return result
+    # INDEX.md and flush-state.json are rewritten below; they get their bytes back unless the commit lands.
+    tx = Transaction(repo)
+    tx.guard(names.INDEX)
+    tx.guard(names.FLUSH_STATE)
+    try:
+        kept = _check(repo, scope, pathspecs, now.date(), result)
+        held = set(result.withheld) | set(kept.as_head)
+        if all(change.path in held for change in changed):
+            tx.rollback()
+            result.skipped = "nothing to flush: " + (
+                "the only changes are withheld (suspected secrets, files too large)"
+                if result.withheld and not kept.as_head else "every change is held back (see above)")
+            return result
+        flushed = [change.path for change in changed if change.path not in held]
+        _record_flush(repo, scope, flushed, now, trigger, session, result.findings + result.notes)
+        # Under the lock only the state file and INDEX.md changed since `changed` was read.
+        rewritten = [repo.repo_path(names.FLUSH_STATE)]
+        rewritten += [repo.repo_path(names.INDEX)] if scope.covers_dreaming else []
+        changes = [change for change in changed if change.path not in rewritten]
+        changes += git.status(repo.root, rewritten)
+        paths = [change.path for change in changes if change.path not in held]
+        paths += [path for path in kept.contents if path not in paths]
+        if not paths:  # only machine-made files were missing, and they came back as HEAD has them
             result.skipped = "nothing to flush"
             return result
-        # INDEX.md and flush-state.json are rewritten below; they get their bytes back unless the commit lands.
-        tx = Transaction(repo)
-        tx.guard(names.INDEX)
-        tx.guard(names.FLUSH_STATE)
-        try:
-            kept = _check(repo, scope, pathspecs, now.date(), result)
-            held = set(result.withheld) | set(kept.as_head)
-            if all(change.path in held for change in changed):
-                tx.rollback()
-                result.skipped = "nothing to flush: " + (
-                    "the only changes are withheld (suspected secrets, files too large)"
-                    if result.withheld and not kept.as_head else "every change is held back (see above)")
-                return result
-            flushed = [change.path for change in changed if change.path not in held]
-            _record_flush(repo, scope, flushed, now, trigger, session, result.findings + result.notes)
-            # Under the lock only the state file and INDEX.md changed since `changed` was read.
-            rewritten = [repo.repo_path(names.FLUSH_STATE)]
-            rewritten += [repo.repo_path(names.INDEX)] if scope.covers_dreaming else []
-            changes = [change for change in changed if change.path not in rewritten]
-            changes += git.status(repo.root, rewritten)
-            paths = [change.path for change in changes if change.path not in held]
-            paths += [path for path in kept.contents if path not in paths]
-            if not paths:  # only machine-made files were missing, and they came back as HEAD has them
-                result.skipped = "nothing to flush"
-                return result
-            result.files = sorted(set(paths))
-            trailers = [("Apm-Trigger", trigger), ("Apm-Scope", str(scope)), ("Apm-Session", session or "none")]
-            trailers += [("Apm-Finding", finding) for finding in result.findings + result.notes]
-            count = f"{len(result.files)} file{'s' if len(result.files) != 1 else ''}"
-            result.commit = commit(repo, paths, f"flush {count} ({trigger}, {scope})", trailers, body=message,
-                                   contents=kept.contents)
-        except BaseException:
-            tx.rollback()
-            raise
+        result.files = sorted(set(paths))
+        trailers = [("Apm-Trigger", trigger), ("Apm-Scope", str(scope)), ("Apm-Session", session or "none")]
+        trailers += [("Apm-Finding", finding) for finding in result.findings + result.notes]
+        count = f"{len(result.files)} file{'s' if len(result.files) != 1 else ''}"
+        result.commit = commit(repo, paths, f"flush {count} ({trigger}, {scope})", trailers, body=message,
+                               contents=kept.contents)
+    except BaseException:
+        tx.rollback()
+        raise
     return result
 
 

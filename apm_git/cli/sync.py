@@ -1,0 +1,60 @@
+"""sync: share the memory through a git remote."""
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from apm_git.cli import cli, emit, state
+from apm_git.errors import EXIT_FINDINGS, EXIT_OK
+
+
+@cli.command("sync")
+@click.option("--remote", help="Remote to sync with (default: the branch's upstream remote, else origin).")
+@click.option("--branch", help="Remote branch to merge and push to (default: the upstream branch, else this "
+                               "branch's name); e.g. agents/NAME for one branch per agent.")
+@click.option("--gather", multiple=True, metavar="PATTERN",
+              help="Also merge the remote branches matching PATTERN (agents/*, or main for an agent on its own "
+                   "branch); never pushed to. Repeatable.")
+@click.pass_context
+def sync_cmd(ctx: click.Context, remote: str | None, branch: str | None, gather: tuple[str, ...]) -> int:
+    """Flush, fetch, merge entry by entry, check no entry is lost, push (never forced); retries a rejected push."""
+    from apm_git.commands.sync import sync
+
+    result = sync(state(ctx).repo(), remote=remote, branch=branch, gather=gather)
+    emit(ctx, result.as_dict(), "\n".join(sync_lines(result)))
+    for note in result.flush_notes:
+        click.echo(f"apm-git: WARNING: {note}", err=True)
+    for name in result.withheld:
+        click.echo(f"apm-git: WARNING: {name} was NOT committed (a suspected secret, or too large to check); it "
+                   "stays on disk as it is: `apm-git flush` says why", err=True)
+    for path in result.unmerged:
+        click.echo(f"apm-git: CONFLICT: {path}: git's line merge kept both versions for a person to settle", err=True)
+    for conflict in result.conflicts:
+        click.echo(f"apm-git: CONFLICT: {conflict} (kept both versions, linked by Conflicts:; settle it, then sync)",
+                   err=True)
+    return EXIT_FINDINGS if result.conflicts or result.unmerged or result.flush_notes else EXIT_OK
+
+
+def sync_lines(result: Any) -> list[str]:
+    """One line per thing sync did."""
+    where = f"{result.remote} {result.branch}"
+    lines = []
+    if result.flushed:
+        lines.append(f"apm-git: flushed the memory as {result.flushed[:12]}")
+    for step in result.integrated:
+        if step.kind == "fast-forward":
+            lines.append(f"apm-git: fast-forwarded {result.local_branch} to {step.source} ({step.commit[:12]})")
+        else:
+            lines.append(f"apm-git: merged {step.source} as {step.commit[:12]} (the branch was at {step.backup})")
+    if result.pushed:
+        retries = f" after {result.push_attempts - 1} rejected push(es)" if result.push_attempts > 1 else ""
+        created = " (created it)" if result.created_branch else ""
+        lines.append(f"apm-git: pushed {result.after[:12]} to {where}{created}{retries}")
+    if result.set_upstream:
+        lines.append(f"apm-git: {result.local_branch} now tracks {result.remote}/{result.branch}")
+    if result.up_to_date:
+        lines.append(f"apm-git: up to date with {where}")
+    elif not result.pushed:
+        lines.append(f"apm-git: {where} already holds {result.after[:12]}")
+    return lines

@@ -1,0 +1,189 @@
+"""Bring one fetched commit into the local branch: a fast-forward or an entry-level merge, landed
+through the commit journal like every apm-git commit (docs/sync.md, docs/crash-safety.md).
+
+The memory dir is merged entry by entry (apm_git.merge) and checked for conservation; every other
+path takes git's own merge (`merge-tree --write-tree`).  A path outside the memory dir that the
+incoming side changes must be clean here (work tree and index as the local commit has them), or
+nothing is changed and sync stops: apm-git never overwrites a user's file.
+"""
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import os
+from collections.abc import Mapping, Sequence
+
+from apm_git import clock, git, landing, names
+from apm_git.errors import StateError
+from apm_git.model import trailers as trailer_model
+from apm_git.repo import MemoryRepo
+
+BACKUP_PREFIX = "refs/apm-git/backup/"
+KEEP_BACKUPS = 50  # the newest backup refs kept; older ones are ancestors of the branch anyway
+LINK_MODES = ("120000", "160000")  # a symlink or a submodule: not written as a file's bytes
+MERGE_DRIVER = "apm-memory"  # the merge driver `.gitattributes` names for the memory files (commands/setup.py)
+
+
+@dataclasses.dataclass
+class Integrated:
+    """One fetched commit brought into the local branch."""
+
+    source: str  # `origin/main`
+    kind: str  # "fast-forward" or "merge"
+    commit: str  # the local branch after it
+    incoming: str  # the fetched commit
+    backup: str | None = None  # the ref naming the local branch as it was, before a merge
+    conflicts: list[str] = dataclasses.field(default_factory=list)  # kept for a person, linked by Conflicts:
+    unmerged: list[str] = dataclasses.field(default_factory=list)  # files left to git's line merge, with a conflict
+    left: list[str] = dataclasses.field(default_factory=list)  # work-tree files changed meanwhile, left as they were
+
+
+def integrate(repo: MemoryRepo, head: str, theirs: str, source: str) -> Integrated | None:
+    """Bring `theirs` into the branch at `head`; None when it holds nothing new."""
+    root = repo.root
+    if theirs == head or git.is_ancestor(root, theirs, head):
+        return None
+    if git.is_ancestor(root, head, theirs):
+        left = land_tree(repo, head, theirs, f"memory: fast-forward to {source} (sync)")
+        return Integrated(source, "fast-forward", theirs, theirs, left=left)
+    return merge(repo, head, theirs, source)
+
+
+def merge(repo: MemoryRepo, head: str, theirs: str, source: str) -> Integrated:
+    from apm_git.merge import lost_entries, merge_memory
+
+    root = repo.root
+    base = git.merge_base(root, head, theirs)
+    # apm-git's own merge driver (`.gitattributes`) would run once per memory file: sync merges those itself.
+    tree, git_conflicts = git.merge_tree(root, head, theirs, ours_for=[MERGE_DRIVER])
+    memory = repo.memory_prefix
+    (base_files, base_blobs), (ours_files, ours_blobs), (theirs_files, theirs_blobs) = (
+        read_memory(repo, rev) if rev else ({}, {}) for rev in (base, head, theirs))
+    outcome = merge_memory(base_files, ours_files, theirs_files, memory_dir=memory,
+                           append_only=repo.config.append_only)
+    files = dict(outcome.files)
+    index = repo.repo_path(names.INDEX)
+    if index in outcome.rebuild:
+        files[index] = merged_index(repo, files, ours_files.get(index))
+    lost = lost_entries(base_files, ours_files, theirs_files, files, memory_dir=memory)
+    if lost:
+        raise StateError(
+            f"merging {source} would lose {len(lost)} entr{'y' if len(lost) == 1 else 'ies'} "
+            f"({', '.join(lost[:5])}{', …' if len(lost) > 5 else ''}); nothing was changed — please report this, "
+            f"and merge by hand (`git merge {source}`) meanwhile",
+        )
+    handled = set(files)
+    refused = [path for path in git_conflicts if path not in handled]
+    for path in sorted({*ours_blobs, *theirs_blobs} - handled):  # memory files that are not text
+        old, mine, other = base_blobs.get(path), ours_blobs.get(path), theirs_blobs.get(path)
+        if old != mine and old != other and mine != other:
+            refused.append(path)  # changed on both sides, and not text: nothing to merge it by
+    if refused:
+        raise StateError(
+            f"{source} and this branch both changed {', '.join(refused[:5])} (outside the memory apm-git merges); "
+            f"nothing was changed: merge by hand (`git merge {source}`), then run `apm-git sync` again",
+        )
+    conflicts = [str(conflict) for conflict in outcome.conflicts]
+    trailers = [("Apm-Merge", source), *(("Apm-Conflict", conflict) for conflict in conflicts)]
+    trailers += [("Apm-Unmerged", path) for path in outcome.unmerged]
+    text = trailer_model.message(f"merge {source} (sync)", trailers)
+    contents = {path: None if data is None else data.encode("utf-8") for path, data in files.items()}
+    env = clock.git_date_env()
+    built = git.build_commit(root, repo.git_dir, head, [], text, contents=contents, env=env,
+                             other_parents=[theirs], start=tree)
+    backup = write_backup(repo, head)
+    left = land_tree(repo, head, built.commit, text.split("\n", 1)[0], env=env)
+    return Integrated(source, "merge", built.commit, theirs, backup, conflicts, list(outcome.unmerged), left)
+
+
+def merged_index(repo: MemoryRepo, files: Mapping[str, str | None], ours: str | None) -> str:
+    """INDEX.md built from the merged files (not the disk); ours when only its date would change."""
+    from apm_git.memory_index import _undated, build_index
+
+    texts = {rel: text for path, text in files.items() if (rel := repo.memory_rel(path)) is not None}
+    gone = [rel for rel in repo.markdown_files() if rel not in texts]  # on disk, in neither side: not merged
+    text = build_index(repo, clock.today(), exclude=gone, instead=texts)
+    return ours if ours is not None and _undated(ours) == _undated(text) else text
+
+
+def read_memory(repo: MemoryRepo, rev: str) -> tuple[dict[str, str], dict[str, str]]:
+    """Every UTF-8 file under the memory dir in a commit, by repo-relative path; and every file's blob id."""
+    blobs = git.tree_blobs(repo.root, rev, [f":(literal){repo.memory_prefix}"])
+    data = git.cat_files(repo.root, blobs.values())
+    files = {}
+    for path, blob in blobs.items():
+        raw = data.get(blob)
+        if raw is None:
+            continue
+        try:
+            files[path] = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            continue  # not text: one side's change is taken as git's merge has it; both sides' stop the merge
+    return files, blobs
+
+
+def land_tree(
+    repo: MemoryRepo, old: str, new: str, subject: str, *, env: Mapping[str, str] | None = None,
+) -> list[str]:
+    """Move the branch from `old` to the commit `new` and bring the index and work tree to it, path by
+    path: only the paths the two commits differ in, so staged work of the user's stays staged."""
+    root = repo.root
+    paths = git.changed_paths(root, old, new)
+    before, after = git.tree_entries(root, old, paths), git.tree_entries(root, new, paths)
+    links = [path for path in paths if any(entry and entry[0] in LINK_MODES for entry in (before[path], after[path]))]
+    if links:
+        raise StateError(f"{', '.join(links[:5])}: a symlink or submodule changed; nothing was changed: "
+                         "merge by hand with git, then run `apm-git sync` again")
+    blobs = git.cat_files(root, [entry[1] for entry in (*before.values(), *after.values()) if entry])
+    old_bytes = {path: blobs.get(entry[1]) if entry else None for path, entry in before.items()}
+    new_bytes = {path: blobs.get(entry[1]) if entry else None for path, entry in after.items()}
+    outside = [path for path in paths if repo.memory_rel(path) is None]
+    dirty = dirty_paths(repo, outside, before, old_bytes)
+    if dirty:
+        raise StateError(
+            f"{', '.join(dirty[:5])} changed on the remote and here too (edited or staged, not committed); nothing "
+            "was changed: commit or stash your change (`git stash`), then run `apm-git sync` again",
+        )
+    # Files that gain (new, changed) first, removals last: even the work tree alone never lacks an entry.
+    order = sorted(paths, key=lambda path: (new_bytes[path] is None, path))
+    updates = [landing.Update(path, old_bytes[path], new_bytes[path]) for path in order]
+    built = git.Built(new, {path: after[path] for path in paths})
+    left = landing.land(repo, built, old, subject, updates=updates, env=env)
+    for path in paths:
+        entry = after[path]
+        if entry is not None and entry[0] == "100755" and path not in left:
+            target = root / path
+            target.chmod(target.stat().st_mode | 0o111)
+    return left
+
+
+def dirty_paths(
+    repo: MemoryRepo, paths: Sequence[str], before: Mapping[str, tuple[str, str] | None],
+    old_bytes: Mapping[str, bytes | None],
+) -> list[str]:
+    """The paths whose index entry or work-tree bytes differ from the local commit's."""
+    index = git.index_entries(repo.root, list(paths)) if paths else {}
+    dirty = []
+    for path in paths:
+        try:
+            current = (repo.root / path).read_bytes()
+        except (FileNotFoundError, NotADirectoryError):
+            current = None
+        except IsADirectoryError:
+            current = b""  # a folder where the file should be: in the way
+        staged = index.get(path)
+        expected = before[path]
+        if current != old_bytes[path] or (staged[1] if staged else None) != (expected[1] if expected else None):
+            dirty.append(path)
+    return dirty
+
+
+def write_backup(repo: MemoryRepo, head: str) -> str:
+    """Name the local branch as it was before a merge moves it, and keep only the newest KEEP_BACKUPS."""
+    stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%S.%fZ")
+    ref = f"{BACKUP_PREFIX}{stamp}-{os.getpid()}"
+    git.update_ref(repo.root, ref, head, None, "apm-git sync: backup before a merge")
+    refs = git.refs_under(repo.root, BACKUP_PREFIX)
+    for old in refs[:-KEEP_BACKUPS]:
+        git.delete_ref(repo.root, old)
+    return ref
