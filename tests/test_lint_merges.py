@@ -123,3 +123,12 @@ def test_the_pre_commit_hook_between_two_refs_checks_merges_too(repo: MemoryRepo
     )
     assert proc.returncode == 1, proc.stderr
     assert f"merge {review.merge[:12]} against its parent 2" in proc.stdout and dropped in proc.stdout
+
+
+def test_only_a_base_checks_the_merges_up_to_head_and_plain_lint_lists_none(repo: MemoryRepo, run_cli: Invoke) -> None:
+    review, dropped = review_whose_merge_drops_an_entry(run_cli, repo.root)
+    ran = run_cli("--repo", str(repo.root), "--json", "lint", "--from-ref", review.base)  # the work tree as new side
+    data = json.loads(ran.stdout)
+    assert ran.exit_code == 1 and data["merges"] == [review.merge] and dropped in no_loss(data)[0]
+    ran = run_cli("--repo", str(repo.root), "--json", "lint")  # HEAD against the work tree: no range, no merge
+    assert ran.exit_code == 0 and json.loads(ran.stdout)["merges"] == []

@@ -108,6 +108,9 @@ def test_the_whole_life_of_a_real_workspace(name: str, way: str, tmp_path: Path,
         if parents:
             ran = apm("lint", "--from-ref", f"{commit}~1", "--to-ref", commit)
             assert ran.exit_code == 0, git(root, "log", "-1", "--format=%s", commit) + ran.stdout
+    if start:  # and the documented CI gate, on the whole range: adoption, flushes and every dream
+        ran = apm("lint", "--from-ref", start, "--to-ref", "HEAD")
+        assert ran.exit_code == 0, f"lint --from-ref {start} --to-ref HEAD:\n{ran.stdout}"
 
     # Every line the workspace held is still in the live tree, or in the archive with a commit that moved it.
     now = memory_files(root)

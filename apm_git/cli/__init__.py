@@ -172,6 +172,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 import apm_git.cli.checks  # noqa: E402,F401  (registers lint and index)
 from apm_git.cli import (  # noqa: E402  (registers the commands)
     agents,  # noqa: F401  (recall, hooks)
+    ci,  # noqa: F401
     core,  # noqa: F401
     loading,  # noqa: F401  (load, remember, search, hit)
     sync,  # noqa: F401
