@@ -39,7 +39,10 @@ apm-git search redis
 apm-git search "token refresh race"
 
 echo "== dream: deep sleep and REM are due; journal items are promoted into the category files"
+before=$(git rev-parse HEAD)
 apm-git dream
+echo "== apm-git diff: what the dream did, entry by entry (what a reviewer reads in a pull request)"
+apm-git diff "$before..HEAD"
 echo "== apm-git history of the lesson: written in a journal, promoted, hit"
 apm-git history 2026-04-05-flaky-login-test
 
@@ -47,6 +50,10 @@ echo "== apm-git status"
 apm-git status
 echo "== apm-git lint --all (the checks of the pre-commit hooks, in one process)"
 apm-git lint --all
-echo "== git log"
-git --no-pager log --format='%h %ad %s%n%(trailers:only,unfold)' --date=short
-echo "Demo memory repository: $demo"
+echo "== apm-git log: one line per commit, from its trailers"
+apm-git log
+echo "== apm-git sync: share the memory through a git remote (here a bare repository beside it)"
+git init -q --bare "$demo.remote.git"
+git remote add origin "$demo.remote.git"
+apm-git sync
+echo "Demo memory repository: $demo (remote: $demo.remote.git)"
