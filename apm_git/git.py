@@ -320,6 +320,23 @@ def tree_blobs(root: Path, rev: str, pathspecs: Sequence[str]) -> dict[str, str]
     return blobs
 
 
+def tree_texts(root: Path, rev: str, pathspecs: Sequence[str]) -> tuple[dict[str, str], dict[str, str]]:
+    """The UTF-8 regular files of a commit under `pathspecs` (path -> text), and every file's blob id;
+    a file that is not UTF-8 has a blob id but no text."""
+    blobs = tree_blobs(root, rev, pathspecs)
+    datas = cat_files(root, blobs.values())
+    texts = {}
+    for path, blob in blobs.items():
+        data = datas.get(blob)
+        if data is None:
+            continue
+        try:
+            texts[path] = data.decode("utf-8")
+        except UnicodeDecodeError:
+            continue
+    return texts, blobs
+
+
 def untracked(root: Path, pathspecs: Sequence[str]) -> list[str]:
     return split_z(run(root, "ls-files", "-o", "-z", "--exclude-standard", "--", *pathspecs).stdout)
 

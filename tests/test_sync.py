@@ -263,6 +263,14 @@ def test_both_sides_changed_a_file_outside_the_memory_exits_3_with_nothing_chang
     assert not git(server, "for-each-ref", "refs/apm-git/backup")
 
 
+def pre_push(clone: Path, script: str) -> None:
+    """A real pre-push hook in `clone` that runs `script` (sh) and lets the push go on."""
+    hook = clone / ".git" / "hooks" / "pre-push"
+    hook.parent.mkdir(exist_ok=True)
+    hook.write_text(f"#!/bin/sh\n{script}\nexit 0\n")
+    hook.chmod(0o755)
+
+
 def test_a_push_rejected_mid_sync_fetches_merges_and_pushes_again(
     run_cli: Invoke, tmp_path: Path, url: str,
 ) -> None:
@@ -270,11 +278,8 @@ def test_a_push_rejected_mid_sync_fetches_merges_and_pushes_again(
     add(run_cli, server, "learned on the server")
     assert run_cli("--repo", str(server), "flush", env={"APM_GIT_NOW": NOW}).exit_code == 0
     # Between the laptop's fetch and its push, the server pushes (once): the laptop's push is rejected.
-    hook = laptop / ".git" / "hooks" / "pre-push"
-    hook.parent.mkdir(exist_ok=True)
-    hook.write_text(f"#!/bin/sh\nif [ ! -e {tmp_path}/raced ]; then touch {tmp_path}/raced; "
-                    f"cd {server} && git push -q origin HEAD:main; fi\nexit 0\n")
-    hook.chmod(0o755)
+    pre_push(laptop, f"if [ ! -e {tmp_path}/raced ]; then touch {tmp_path}/raced; "
+                     f"cd {server} && git push -q origin HEAD:main; fi")
     add(run_cli, laptop, "learned on the laptop")
     ran = run_cli("--repo", str(laptop), "--json", "sync", env={"APM_GIT_NOW": NOW})
     assert ran.exit_code == 0, ran.stderr
@@ -388,11 +393,8 @@ def test_a_push_that_keeps_losing_the_race_gives_up_after_5_rounds_with_exit_3(
     run_cli: Invoke, tmp_path: Path, url_by_path: str,
 ) -> None:
     laptop, server = two_clones(run_cli, tmp_path, url_by_path)
-    hook = laptop / ".git" / "hooks" / "pre-push"
-    hook.parent.mkdir(exist_ok=True)
-    hook.write_text(f"#!/bin/sh\necho x >> {tmp_path}/pushes\n"
-                    f"cd {server} && git commit -q --allow-empty -m race && git push -q origin HEAD:main\nexit 0\n")
-    hook.chmod(0o755)
+    pre_push(laptop, f"echo x >> {tmp_path}/pushes\n"
+                     f"cd {server} && git commit -q --allow-empty -m race && git push -q origin HEAD:main")
     add(run_cli, laptop, "learned on the laptop")
     code, out, err = sync(run_cli, laptop)
     assert code == 3 and out == ""

@@ -151,15 +151,4 @@ def _remember(
 
 def _tree(root: Path, rev: str, memory_dir: str) -> dict[str, str]:
     """Every text file of the memory dir (and apm.yaml) in a commit; a file that is not UTF-8 is left out."""
-    blobs = git.tree_blobs(root, rev, [memory_dir, CONFIG_FILE])
-    datas = git.cat_files(root, blobs.values())
-    texts = {}
-    for name, blob in blobs.items():
-        data = datas.get(blob)
-        if data is None:
-            continue
-        try:
-            texts[name] = data.decode("utf-8")
-        except UnicodeDecodeError:
-            continue
-    return texts
+    return git.tree_texts(root, rev, [memory_dir, CONFIG_FILE])[0]

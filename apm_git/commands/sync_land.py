@@ -107,19 +107,10 @@ def merged_index(repo: MemoryRepo, files: Mapping[str, str | None], ours: str | 
 
 
 def read_memory(repo: MemoryRepo, rev: str) -> tuple[dict[str, str], dict[str, str]]:
-    """Every UTF-8 file under the memory dir in a commit, by repo-relative path; and every file's blob id."""
-    blobs = git.tree_blobs(repo.root, rev, [f":(literal){repo.memory_prefix}"])
-    data = git.cat_files(repo.root, blobs.values())
-    files = {}
-    for path, blob in blobs.items():
-        raw = data.get(blob)
-        if raw is None:
-            continue
-        try:
-            files[path] = raw.decode("utf-8")
-        except UnicodeDecodeError:
-            continue  # not text: one side's change is taken as git's merge has it; both sides' stop the merge
-    return files, blobs
+    """Every UTF-8 file under the memory dir in a commit, by repo-relative path; and every file's blob id.
+    A file that is not text has no text: one side's change is taken as git's merge has it; both sides'
+    stop the merge."""
+    return git.tree_texts(repo.root, rev, [f":(literal){repo.memory_prefix}"])
 
 
 def land_tree(
