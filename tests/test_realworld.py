@@ -127,3 +127,19 @@ def test_the_whole_life_of_a_real_workspace(name: str, way: str, tmp_path: Path,
             if not any(home == path or home in messages for home in homes):
                 lost.append(f"{path}: {line[:80]}")
     assert not lost, f"{len(lost)} line(s) lost, e.g.\n" + "\n".join(lost[:10])
+
+    # Review and share the same history (issues 11 and 12): the entry-level diff of the whole range flags
+    # no loss (exit 1 would), the log reads every commit, and a first sync pushes exactly what HEAD holds.
+    if start:
+        diff = apm("diff", f"{start}..HEAD", "--format", "json")
+        assert diff.exit_code == 0, f"diff {start}..HEAD:\n{diff.stderr}"
+        assert apm("log").exit_code == 0
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "--quiet", "--bare", str(remote))
+    git(root, "remote", "add", "origin", str(remote))
+    synced = apm("sync")
+    assert synced.exit_code == 0, f"sync:\n{synced.stderr}"
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "--quiet", str(remote), str(clone))
+    assert git(clone, "rev-parse", "HEAD") == git(root, "rev-parse", "HEAD")
+    assert git(clone, "status", "--porcelain") == ""
