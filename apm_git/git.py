@@ -13,8 +13,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
-from apm_git.atomic import TEMP_SUFFIX
 from apm_git.errors import GitError
+from apm_git.store.atomic import TEMP_SUFFIX
 
 # Status, diff and friends must not take index.lock behind a user's back.
 _BASE_ENV = {"GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C", "LANGUAGE": "C"}

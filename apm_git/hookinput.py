@@ -10,7 +10,7 @@ from apm_git import jsontext
 from apm_git.errors import StateError
 
 if TYPE_CHECKING:
-    from apm_git.repo import MemoryRepo
+    from apm_git.store.repo import MemoryRepo
 
 EVENT_TRIGGERS = {
     "PreCompact": "pre-compact",
@@ -83,7 +83,7 @@ def open_hook_repo(explicit: Path | None, payload: HookPayload) -> MemoryRepo:
     import os
 
     from apm_git.errors import NotAMemoryRepo
-    from apm_git.repo import ENV_REPO, open_repo
+    from apm_git.store.repo import ENV_REPO, open_repo
 
     chosen = explicit or (Path(os.environ[ENV_REPO]) if os.environ.get(ENV_REPO) else None)
     if chosen is not None:

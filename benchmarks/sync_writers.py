@@ -270,7 +270,7 @@ class Audit:
 def audit_clones(roots: Sequence[Path], written: Sequence[str], *, check_history: bool = True) -> Audit:
     from apm_git.commands.history import history
     from apm_git.errors import ApmGitError
-    from apm_git.repo import open_repo
+    from apm_git.store.repo import open_repo
 
     trees = {git(root, "rev-parse", "HEAD:memory").strip() for root in roots}
     texts = memory_texts(roots[0])

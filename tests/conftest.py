@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from apm_git.cli import cli
 from apm_git.commands.init import init
-from apm_git.repo import MemoryRepo, open_repo
+from apm_git.store.repo import MemoryRepo, open_repo
 
 BIN = str(Path(sys.executable).parent)
 

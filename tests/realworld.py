@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from apm_git.commands.init import init
-from apm_git.repo import MemoryRepo, open_repo
+from apm_git.store.repo import MemoryRepo, open_repo
 
 ENV_CASES = "APM_GIT_REALWORLD_CASES"
 ROOT = Path(__file__).resolve().parents[1]

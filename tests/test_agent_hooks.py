@@ -10,7 +10,7 @@ import pytest
 
 from apm_git.commands.journal import add
 from apm_git.model import trailers
-from apm_git.repo import MemoryRepo
+from apm_git.store.repo import MemoryRepo
 from tests.conftest import git
 
 SNIPPET = Path(__file__).resolve().parent.parent / "hooks" / "claude-code-settings.json"

@@ -16,7 +16,7 @@ import pytest
 from apm_git.commands.init import init
 from apm_git.commands.journal import add
 from apm_git.model import trailers
-from apm_git.repo import MemoryRepo, open_repo
+from apm_git.store.repo import MemoryRepo, open_repo
 from tests.conftest import git, run_apm
 
 USER_SETTINGS = {

@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 from apm_git.commands.journal import add
-from apm_git.repo import MemoryRepo
+from apm_git.store.repo import MemoryRepo
 from tests.conftest import run_apm
 
 DAY = "2026-03-10"

@@ -5,7 +5,7 @@ import sys
 from pathlib import Path
 
 from apm_git.model.records import parse
-from apm_git.repo import open_repo
+from apm_git.store.repo import open_repo
 from tests.conftest import git, run_apm
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))

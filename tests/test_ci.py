@@ -20,7 +20,7 @@ import pytest
 from ruamel.yaml import YAML
 
 from apm_git import __version__
-from apm_git.repo import MemoryRepo
+from apm_git.store.repo import MemoryRepo
 from tests.conftest import Invoke, git
 from tests.histories import Review, review_whose_merge_drops_an_entry, review_with_dreams_and_a_merge
 

@@ -6,7 +6,7 @@ import subprocess
 import sys
 
 from apm_git import __version__
-from apm_git.repo import MemoryRepo
+from apm_git.store.repo import MemoryRepo
 from tests.conftest import Invoke
 
 HEAVY = ("tiktoken", "ruamel", "filelock", "detect_secrets", "git", "yaml")

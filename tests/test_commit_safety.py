@@ -16,7 +16,7 @@ from apm_git import git as gateway
 from apm_git.commands.flush import flush
 from apm_git.commands.journal import add
 from apm_git.errors import GitError
-from apm_git.repo import MemoryRepo
+from apm_git.store.repo import MemoryRepo
 from tests.conftest import Invoke, git
 
 
@@ -113,7 +113,7 @@ def test_temporary_files_left_by_a_kill_are_never_committed(repo: MemoryRepo) ->
 
 
 def test_given_contents_are_committed_and_the_work_tree_is_not_touched(repo: MemoryRepo) -> None:
-    from apm_git.commit import commit
+    from apm_git.store.commit import commit
 
     add(repo, "A lesson", kind="lesson")
     flush(repo)

@@ -8,7 +8,7 @@ import sys
 from filelock import FileLock
 
 from apm_git.model.records import parse
-from apm_git.repo import MemoryRepo
+from apm_git.store.repo import MemoryRepo
 from tests.conftest import git, run_apm
 
 WRITERS = 8

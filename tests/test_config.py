@@ -4,9 +4,9 @@ from pathlib import Path
 
 import pytest
 
-from apm_git.config import DEFAULT_BUDGETS, Config, parse_config
 from apm_git.errors import ConfigError
-from apm_git.templates import render
+from apm_git.store.config import DEFAULT_BUDGETS, Config, parse_config
+from apm_git.store.templates import render
 from tests.conftest import Invoke
 
 

@@ -10,7 +10,7 @@ from apm_git.commands.flush import flush
 from apm_git.commands.lint import lint
 from apm_git.model import trailers
 from apm_git.model.records import parse
-from apm_git.repo import MemoryRepo
+from apm_git.store.repo import MemoryRepo
 from tests.conftest import Invoke, git
 from tests.records import memory_file, record, write
 

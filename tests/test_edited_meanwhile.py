@@ -9,14 +9,14 @@ import datetime as dt
 
 import pytest
 
-from apm_git.commands.consolidation import read_memory
 from apm_git.commands.flush import flush
-from apm_git.dreaming.apply import commit_run
 from apm_git.dreaming.execute import Changes, execute_deep_sleep
 from apm_git.dreaming.plan_deep_sleep import plan_deep_sleep
 from apm_git.dreaming.plan_rem import plan_rem
 from apm_git.errors import StateError
-from apm_git.repo import MemoryRepo
+from apm_git.operations.apply import commit_run
+from apm_git.operations.consolidation import read_memory
+from apm_git.store.repo import MemoryRepo
 from tests.conftest import git
 from tests.records import record, write
 from tests.test_deep_sleep import head, snapshot

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from apm_git.repo import MemoryRepo
+from apm_git.store.repo import MemoryRepo
 from tests.conftest import Invoke, git, run_apm
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 
 from apm_git.model import trailers
-from apm_git.repo import MemoryRepo
+from apm_git.store.repo import MemoryRepo
 from tests.checks.helpers import record
 from tests.checks.test_no_secrets import SECRETS
 from tests.conftest import Invoke, git

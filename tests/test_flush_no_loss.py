@@ -6,7 +6,7 @@ import shutil
 from apm_git.commands.flush import flush
 from apm_git.model.records import parse
 from apm_git.model.reinsert import record_ids
-from apm_git.repo import MemoryRepo
+from apm_git.store.repo import MemoryRepo
 from tests.checks.helpers import record
 from tests.conftest import Invoke, git, run_apm
 

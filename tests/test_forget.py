@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from apm_git.commands.flush import flush
 from apm_git.model import trailers
-from apm_git.repo import MemoryRepo
+from apm_git.store.repo import MemoryRepo
 from tests.checks.helpers import record
 from tests.conftest import Invoke, git
 

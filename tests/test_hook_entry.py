@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from apm_git import __version__
-from apm_git.repo import MemoryRepo
+from apm_git.store.repo import MemoryRepo
 from tests.conftest import Ran, git
 
 ROOT = Path(__file__).resolve().parent.parent

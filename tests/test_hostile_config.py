@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from apm_git.repo import MemoryRepo
+from apm_git.store.repo import MemoryRepo
 from tests.conftest import git
 
 TIMEOUT = 20  # seconds; each case answers in well under one

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import datetime as dt
 
-from apm_git.memory_index import build_index
 from apm_git.model import index_md
-from apm_git.repo import MemoryRepo
+from apm_git.store.memory_index import build_index
+from apm_git.store.repo import MemoryRepo
 from tests.checks.helpers import record
 from tests.conftest import Invoke, git
 

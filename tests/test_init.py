@@ -4,8 +4,8 @@ import json
 from pathlib import Path
 
 from apm_git.commands.init import init
-from apm_git.config import Config, load_config
-from apm_git.templates import tree
+from apm_git.store.config import Config, load_config
+from apm_git.store.templates import tree
 from tests.conftest import Invoke, git
 
 DREAMING = ["INDEX.md", "decisions.md", "lessons.md", "project-context.md", "people.md", "tools-config.md"]

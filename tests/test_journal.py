@@ -4,7 +4,7 @@ import pytest
 
 from apm_git.commands.journal import add, default_title
 from apm_git.model.records import parse
-from apm_git.repo import MemoryRepo
+from apm_git.store.repo import MemoryRepo
 from tests.conftest import Invoke
 
 NOW = {"APM_GIT_NOW": "2026-04-06T14:30:00"}

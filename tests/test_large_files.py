@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from apm_git.repo import MAX_FILE_BYTES, MemoryRepo
+from apm_git.store.repo import MAX_FILE_BYTES, MemoryRepo
 from tests.conftest import git
 
 pytestmark = pytest.mark.slow

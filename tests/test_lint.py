@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 
-from apm_git.repo import MemoryRepo
+from apm_git.store.repo import MemoryRepo
 from tests.checks.helpers import record
 from tests.conftest import git, run_apm
 

@@ -5,7 +5,7 @@ import json
 import os
 import subprocess
 
-from apm_git.repo import MemoryRepo
+from apm_git.store.repo import MemoryRepo
 from tests.conftest import Invoke, git
 from tests.histories import (
     apm,

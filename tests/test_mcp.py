@@ -9,7 +9,7 @@ from typing import Any
 import anyio
 import pytest
 
-from apm_git.repo import MemoryRepo
+from apm_git.store.repo import MemoryRepo
 
 mcp = pytest.importorskip("mcp")
 from mcp import ClientSession, StdioServerParameters  # noqa: E402

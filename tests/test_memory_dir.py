@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from apm_git.commands.init import init
-from apm_git.repo import MemoryRepo, open_repo
+from apm_git.store.repo import MemoryRepo, open_repo
 from tests.conftest import Invoke, git
 from tests.records import record, write
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from apm_git.commands.journal import add
-from apm_git.repo import MemoryRepo
+from apm_git.store.repo import MemoryRepo
 from tests.conftest import git
 
 PACK = Path(__file__).resolve().parent.parent / "hooks" / "openclaw" / "apm-git-flush"

@@ -1,7 +1,7 @@
 """Every commit apm-git makes passes `apm-git lint --from-ref C~1 --to-ref C`, on any memory (issue 8)."""
 from __future__ import annotations
 
-from apm_git.repo import MemoryRepo
+from apm_git.store.repo import MemoryRepo
 from tests.conftest import Invoke, git
 
 FREE_FORM = "# 2026-03-02\n\n## [2026-03-02] Half a record\n- Tags: decision\n\nNotes the agent wrote by hand.\n"

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from apm_git.repo import MemoryRepo
+from apm_git.store.repo import MemoryRepo
 from tests.conftest import Invoke, git
 
 T1 = {"APM_GIT_NOW": "2026-04-06T10:00:00+00:00"}

@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from apm_git import tokens
 from apm_git.agents.claude_settings import Settings, commands
 from apm_git.commands.init import init
 from apm_git.commands.journal import add
-from apm_git.repo import MemoryRepo, open_repo
+from apm_git.store import tokens
+from apm_git.store.repo import MemoryRepo, open_repo
 from tests.conftest import BIN, run_apm
 
 FAST = str(Path(BIN) / "apm-git-recall")

@@ -7,7 +7,7 @@ import pytest
 
 from apm_git.commands.flush import flush
 from apm_git.model.records import parse
-from apm_git.repo import MemoryRepo
+from apm_git.store.repo import MemoryRepo
 from tests.conftest import Invoke, git
 from tests.records import record, write
 from tests.test_deep_sleep import commit_trailers, head, lint_findings, snapshot

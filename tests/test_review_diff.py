@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from apm_git.commands.flush import flush
-from apm_git.repo import MemoryRepo
+from apm_git.store.repo import MemoryRepo
 from tests.conftest import Invoke, git
 from tests.records import record, write
 

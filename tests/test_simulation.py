@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from apm_git.repo import open_repo
+from apm_git.store.repo import open_repo
 from tests.conftest import git
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))

@@ -8,7 +8,7 @@ import subprocess
 from pathlib import Path
 
 from apm_git.commands.journal import add
-from apm_git.repo import MemoryRepo
+from apm_git.store.repo import MemoryRepo
 from tests.conftest import git, run_apm
 
 

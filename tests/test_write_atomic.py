@@ -1,11 +1,11 @@
-"""apm_git.atomic.write_atomic: a file is replaced whole or not at all, and nothing is left behind."""
+"""apm_git.store.atomic.write_atomic: a file is replaced whole or not at all, and nothing is left behind."""
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
 
-from apm_git.atomic import write_atomic
+from apm_git.store.atomic import write_atomic
 
 
 def test_replaces_the_file_and_keeps_its_permissions(tmp_path: Path) -> None:

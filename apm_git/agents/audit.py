@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from apm_git import clock, git
-from apm_git.repo import MemoryRepo
+from apm_git.store.repo import MemoryRepo
 
 TOLERANCE = dt.timedelta(seconds=2)  # commit times have whole seconds
 CLEAN_LOG = "hook-flushes.jsonl"
@@ -182,7 +182,7 @@ def _remember_last(repo: MemoryRepo, result: AuditResult) -> None:
     latest = max(result.compactions, key=lambda item: item.time)
     state = {"audited_at": clock.now().astimezone().isoformat(timespec="seconds"),
              "last_compaction": dataclasses.asdict(latest)}
-    from apm_git.atomic import write_atomic
+    from apm_git.store.atomic import write_atomic
 
     write_atomic(repo.state_dir / AUDIT_STATE, json.dumps(state, indent=2).encode("utf-8"))
 

@@ -87,7 +87,7 @@ class Settings:
         """Write the file when its content changed; True when it was written."""
         if self.original is not None and jsontext.loads(self.original.decode("utf-8-sig")) == self.data:
             return False
-        from apm_git.atomic import write_atomic
+        from apm_git.store.atomic import write_atomic
 
         self.path.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(self.path, self.render())

@@ -24,7 +24,7 @@ class InstallResult:
 
 
 def install_claude_code(*, user: bool, project: Path, memory: Path | None, recall: bool) -> InstallResult:
-    from apm_git.repo import open_repo
+    from apm_git.store.repo import open_repo
 
     if memory is not None:
         memory = open_repo(memory).root.resolve()

@@ -40,7 +40,7 @@ def build(repo_path: Path | None) -> MCPServer[Any]:
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
 
-    from apm_git.repo import MemoryRepo, open_repo
+    from apm_git.store.repo import MemoryRepo, open_repo
 
     server: MCPServer[Any] = MCPServer("apm-git", instructions=(
         "Markdown memory in git. Call `load` with an intent at the start of a task, `search` for single "
@@ -80,9 +80,9 @@ def build(repo_path: Path | None) -> MCPServer[Any]:
         """Light Sleep: append a record to today's journal. kind: decision, lesson, context, person, tool,
         pending or anchor; value: HIGH, MEDIUM or LOW. Not committed until `flush`."""
         from apm_git.commands.journal import add
-        from apm_git.config import KINDS
         from apm_git.errors import UsageError
         from apm_git.model.fitness import VALUES
+        from apm_git.store.config import KINDS
 
         def work(repo: MemoryRepo) -> str:
             if kind not in KINDS or value not in VALUES:
@@ -98,7 +98,7 @@ def build(repo_path: Path | None) -> MCPServer[Any]:
         (task=… and status=…). Not committed until `flush`."""
         from apm_git.commands import remember as rm
         from apm_git.errors import UsageError
-        from apm_git.scope import require_known_group
+        from apm_git.model.scope import require_known_group
 
         def work(repo: MemoryRepo) -> str:
             chosen = require_known_group(repo, rm.memory_scope(scope), create=False)
@@ -148,7 +148,7 @@ def build(repo_path: Path | None) -> MCPServer[Any]:
     @server.resource(INDEX_URI, name="INDEX.md", mime_type="text/markdown",
                      description="The Dreaming index of the memory (memory/INDEX.md).")
     def index() -> str:
-        from apm_git import names
+        from apm_git.model import names
 
         return run(lambda repo: repo.read(names.INDEX) or "")
 

@@ -18,9 +18,9 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from apm_git import names
 from apm_git.checks.snapshot import Finding, Snapshot
 from apm_git.errors import CorruptStateFile
+from apm_git.model import names
 
 FILE = names.BASELINE  # memory-relative
 VERSION = 1

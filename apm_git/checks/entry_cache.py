@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from apm_git import __version__, cache
+from apm_git import __version__
+from apm_git.store import cache
 
 CACHE = "entries.cache"
 FORMAT = 2  # 2: ordinary headings (`## [18:10] …`) are no longer records

@@ -52,7 +52,7 @@ def run_hook(hook: str, files: list[str], key: str | None) -> Found:
     from apm_git.checks.gather import INDEX, gather, resolve_sides
     from apm_git.checks.merges import across_merges, merge_commits
     from apm_git.checks.run import run_checks
-    from apm_git.repo import open_repo
+    from apm_git.store.repo import open_repo
 
     repo = open_repo(Path.cwd())  # the repository git runs the hook in, whatever APM_GIT_REPO says
     prefix = repo.memory_prefix + "/"
@@ -91,7 +91,7 @@ def _write(path: os.PathLike[str], key: str, prefix: str, checked: list[str], fi
     def clean(text: str) -> str:
         return " ".join(text.split("\t")).replace("\n", " ")
 
-    from apm_git.atomic import write_atomic
+    from apm_git.store.atomic import write_atomic
 
     lines = [f"apm-git-hook\t{key}\t{prefix}\t{','.join(HOOK_IDS)}", "\t".join(map(clean, checked))]
     lines += [f"{hook}\t{clean(where)}\t{line}\t{clean(message)}" for hook, where, line, message in findings]

@@ -16,7 +16,7 @@ from apm_git.checks import append_only, no_loss
 from apm_git.checks.gather import INDEX, WORKTREE, Sides, gather
 from apm_git.checks.run import run_checks
 from apm_git.checks.snapshot import Finding, Snapshot
-from apm_git.repo import MemoryRepo
+from apm_git.store.repo import MemoryRepo
 
 CHECKS = (append_only.ID, no_loss.ID)
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from apm_git.checks.snapshot import RECORD_KINDS, Finding, Snapshot
-from apm_git.names import ARCHIVE
+from apm_git.model.names import ARCHIVE
 
 ID = "apm-no-loss"
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from apm_git.checks.snapshot import Finding, Snapshot
-from apm_git.names import STATE_FILES
+from apm_git.model.names import STATE_FILES
 
 ID = "apm-state-json"
 
@@ -17,7 +17,7 @@ def validate(snap: Snapshot) -> Iterator[Finding]:
         import json  # only when a state file changed: most commits never need these
 
         from apm_git import jsontext
-        from apm_git.state import PROBLEMS
+        from apm_git.store.state import PROBLEMS
 
         text = snap.new[path]
         try:

@@ -33,8 +33,8 @@ class CliState:
 def open_memory(path: Path | None, *, finish: bool = True) -> Any:
     """The memory repository; a commit a kill interrupted is finished first when the lock is free
     (`finish`), or only named in one line (lint, which never writes)."""
-    from apm_git import landing
-    from apm_git.repo import open_repo
+    from apm_git.store import landing
+    from apm_git.store.repo import open_repo
 
     repo = open_repo(path)
     if finish:
@@ -59,8 +59,8 @@ def emit(ctx: click.Context, data: Any, text: str | None) -> None:
 
 
 def _say_notices() -> None:
-    """What this run did about a commit a kill had interrupted (apm_git.landing), one line each."""
-    landing = sys.modules.get("apm_git.landing")  # not imported: nothing to say
+    """What this run did about a commit a kill had interrupted (apm_git.store.landing), one line each."""
+    landing = sys.modules.get("apm_git.store.landing")  # not imported: nothing to say
     if landing is not None:
         for note in landing.take_notices():
             click.echo(f"apm-git: {note}", err=True)

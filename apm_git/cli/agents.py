@@ -67,7 +67,7 @@ def _timer_kind(systemd: bool | None) -> bool:
 
 
 def _timer_memory(ctx: click.Context, memory: Path | None) -> Path:
-    from apm_git.repo import open_repo
+    from apm_git.store.repo import open_repo
 
     return open_repo(memory or state(ctx).repo_path).root.resolve()
 

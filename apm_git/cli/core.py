@@ -8,10 +8,10 @@ from typing import IO
 import click
 
 from apm_git.cli import UTF8, cli, emit, state
-from apm_git.config import KINDS
 from apm_git.errors import EXIT_FINDINGS, EXIT_OK
 from apm_git.model.fitness import VALUES
 from apm_git.model.trailers import FLUSH_TRIGGERS
+from apm_git.store.config import KINDS
 
 
 @cli.command("init")
@@ -127,8 +127,8 @@ def flush_cmd(
     """Commit the memory changes of a scope as one commit."""
     from apm_git.commands.flush import flush
     from apm_git.hookinput import open_hook_repo, read_payload
-    from apm_git.repo import open_repo
-    from apm_git.scope import scope_for
+    from apm_git.model.scope import scope_for
+    from apm_git.store.repo import open_repo
 
     repo_path = state(ctx).repo_path
     if hook_input is not None:

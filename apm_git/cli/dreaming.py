@@ -32,7 +32,7 @@ def _stage_text(result: Any) -> str:
     if result.refused:
         lines.append(f"  guard: {result.refused}; `--force` carries the run out as shown")
     if result.left_out:
-        from apm_git.commands.consolidation import left_out_note
+        from apm_git.operations.consolidation import left_out_note
 
         lines.append(f"  {left_out_note(result.left_out)}")
     return "\n".join(lines)

@@ -5,8 +5,8 @@ import dataclasses
 from typing import Any
 
 from apm_git.commands.load import LoadResult
-from apm_git.commands.load_guards import LoadedFile
 from apm_git.hookoutput import FILE_MARK, HOOK_LIMIT, cap, hook_json
+from apm_git.operations.load_guards import LoadedFile
 
 
 def _what(item: LoadedFile) -> str:

@@ -51,7 +51,7 @@ def load_cmd(
         session = session or payload.session_id
         fresh = payload.detail in FRESH_SOURCES
         repo = open_hook_repo(repo_path, payload)
-        from apm_git import landing
+        from apm_git.store import landing
 
         landing.finish_pending(repo, wait=False)  # as open_memory does
     else:
@@ -101,7 +101,7 @@ def remember_cmd(
     route_parts = (route_file, keywords, priority)
     if any(part is not None for part in route_parts) and None in route_parts:
         raise UsageError("--route, --keywords and --priority go together: --route FILE --keywords K --priority P")
-    from apm_git.scope import require_known_group
+    from apm_git.model.scope import require_known_group
 
     repo = state(ctx).repo()
     scope = require_known_group(repo, rm.memory_scope(scope_text), create=create)

@@ -14,9 +14,9 @@ import json
 from pathlib import Path
 
 from apm_git import __version__
-from apm_git.atomic import write_atomic
 from apm_git.errors import StateError, UsageError
-from apm_git.templates import template_dir
+from apm_git.store.atomic import write_atomic
+from apm_git.store.templates import template_dir
 
 GITHUB = "github"
 GITLAB = "gitlab"

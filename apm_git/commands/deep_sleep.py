@@ -5,7 +5,16 @@ import time
 from typing import Any
 
 from apm_git import clock
-from apm_git.commands.consolidation import (
+from apm_git.dreaming.execute import Changes, budget_problems, execute_deep_sleep, rescored, validate
+from apm_git.dreaming.plan import (
+    DeepSleepPlan,
+    PlanRefused,
+    deep_sleep_from_json,
+    deep_sleep_json,
+    deep_sleep_trailers,
+)
+from apm_git.dreaming.plan_deep_sleep import Memory, plan_deep_sleep
+from apm_git.operations.consolidation import (
     StageResult,
     check_guard,
     commit_stage,
@@ -17,18 +26,9 @@ from apm_git.commands.consolidation import (
     read_memory,
     without_left_out,
 )
-from apm_git.dreaming.execute import Changes, budget_problems, execute_deep_sleep, rescored, validate
-from apm_git.dreaming.plan import (
-    DeepSleepPlan,
-    PlanRefused,
-    deep_sleep_from_json,
-    deep_sleep_json,
-    deep_sleep_trailers,
-)
-from apm_git.dreaming.plan_deep_sleep import Memory, plan_deep_sleep
-from apm_git.landing import finish_pending
-from apm_git.lock import write_lock
-from apm_git.repo import MemoryRepo
+from apm_git.store.landing import finish_pending
+from apm_git.store.lock import write_lock
+from apm_git.store.repo import MemoryRepo
 
 STAGE = "deep-sleep"
 

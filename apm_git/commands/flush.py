@@ -13,19 +13,21 @@ import datetime as dt
 from collections.abc import Collection
 from typing import Any
 
-from apm_git import clock, git, layout, names
+from apm_git import clock, git
 from apm_git.checks import baseline, budget, index_fresh, no_secrets
 from apm_git.checks.gather import WORKTREE, Sides, gather
 from apm_git.checks.run import CHECKS, run_checks
-from apm_git.commands.flush_keep import Kept, committed_index, files_line, keep_losses, loss_line, unreadable_line
-from apm_git.commit import commit
 from apm_git.errors import ApmGitError
-from apm_git.lock import write_lock
-from apm_git.memory_index import keep_own_index, refresh_index
-from apm_git.repo import InvalidUtf8, MemoryRepo
-from apm_git.scope import Scope
-from apm_git.state import load_flush_state, save_flush_state
-from apm_git.transaction import Transaction
+from apm_git.model import names
+from apm_git.model.scope import Scope
+from apm_git.operations.flush_keep import Kept, committed_index, files_line, keep_losses, loss_line, unreadable_line
+from apm_git.store import layout
+from apm_git.store.commit import commit
+from apm_git.store.lock import write_lock
+from apm_git.store.memory_index import keep_own_index, refresh_index
+from apm_git.store.repo import InvalidUtf8, MemoryRepo
+from apm_git.store.state import load_flush_state, save_flush_state
+from apm_git.store.transaction import Transaction
 
 ALL = Scope("all")
 
@@ -207,7 +209,7 @@ def _still_busy(repo: MemoryRepo, changes: list[git.Change]) -> str | None:
 def _auto_initialize(repo: MemoryRepo, scope: Scope, today: dt.date, deleted: Collection[str]) -> list[str]:
     """APM rule 6: create the scope's missing indexes and files, never overwriting one.  A file deleted
     by hand (`deleted`: tracked, not staged) is not missing but gone: flush keeps its HEAD version."""
-    from apm_git.state import group_names
+    from apm_git.store.state import group_names
 
     created: list[str] = []
     if scope.kind in ("all", "main"):

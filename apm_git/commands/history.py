@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import dataclasses
 
-from apm_git import git, layout, names
+from apm_git import git
 from apm_git.dreaming.locate import entry_block, header_id
 from apm_git.errors import FindingsError, UsageError
+from apm_git.model import names
 from apm_git.model import trailers as trailer_model
 from apm_git.model.entry_id import is_entry_id
-from apm_git.repo import MemoryRepo
+from apm_git.store import layout
+from apm_git.store.repo import MemoryRepo
 
 NULL_SHA = "0" * 40
 

@@ -7,8 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from apm_git import clock, layout
-from apm_git.commands.consolidation import StageResult, commit_stage, flush_first
+from apm_git import clock
 from apm_git.dreaming.execute import Changes
 from apm_git.dreaming.importing import (
     STAGE,
@@ -19,9 +18,11 @@ from apm_git.dreaming.importing import (
     import_trailers,
     plan_import,
 )
-from apm_git.lock import write_lock
 from apm_git.model.records import parse
-from apm_git.repo import MemoryRepo
+from apm_git.operations.consolidation import StageResult, commit_stage, flush_first
+from apm_git.store import layout
+from apm_git.store.lock import write_lock
+from apm_git.store.repo import MemoryRepo
 
 
 def _inputs(repo: MemoryRepo) -> tuple[dict[str, str], dict[str, str]]:

@@ -3,10 +3,11 @@ from __future__ import annotations
 
 import dataclasses
 
-from apm_git import clock, names
-from apm_git.lock import write_lock
-from apm_git.memory_index import refresh_index
-from apm_git.repo import MemoryRepo
+from apm_git import clock
+from apm_git.model import names
+from apm_git.store.lock import write_lock
+from apm_git.store.memory_index import refresh_index
+from apm_git.store.repo import MemoryRepo
 
 
 @dataclasses.dataclass(frozen=True)

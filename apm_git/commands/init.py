@@ -4,18 +4,20 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from apm_git import clock, git, layout, names, templates
-from apm_git.atomic import TEMP_SUFFIX, write_atomic
+from apm_git import clock, git
 from apm_git.commands import precommit
 from apm_git.commands.adopt import Adoption, commit_as_found, keep_replaced
 from apm_git.commands.baseline import record
 from apm_git.commands.setup import DIFF_DRIVER, register_merge_driver  # init in a clone sets it up as setup does
-from apm_git.commit import commit
-from apm_git.config import CONFIG_FILE, load_config, parse_config
 from apm_git.errors import StateError, UsageError
-from apm_git.memory_index import refresh_index
-from apm_git.repo import MemoryRepo, decode, find_root
-from apm_git.state import group_names
+from apm_git.model import names
+from apm_git.store import layout, templates
+from apm_git.store.atomic import TEMP_SUFFIX, write_atomic
+from apm_git.store.commit import commit
+from apm_git.store.config import CONFIG_FILE, load_config, parse_config
+from apm_git.store.memory_index import refresh_index
+from apm_git.store.repo import MemoryRepo, decode, find_root
+from apm_git.store.state import group_names
 
 GITATTRIBUTES = ".gitattributes"
 

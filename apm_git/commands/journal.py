@@ -3,15 +3,16 @@ from __future__ import annotations
 
 import dataclasses
 
-from apm_git import clock, layout
-from apm_git.config import KINDS
+from apm_git import clock
 from apm_git.errors import UsageError
-from apm_git.lock import write_lock
 from apm_git.model.entry_id import entry_id, slugify
 from apm_git.model.fitness import VALUES, Fitness
 from apm_git.model.records import parse, ready_to_append, render_record
 from apm_git.model.titles import default_title
-from apm_git.repo import MemoryRepo
+from apm_git.store import layout
+from apm_git.store.config import KINDS
+from apm_git.store.lock import write_lock
+from apm_git.store.repo import MemoryRepo
 
 
 @dataclasses.dataclass(frozen=True)

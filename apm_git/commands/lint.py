@@ -11,7 +11,7 @@ from apm_git.checks.merges import across_merges, merge_commits
 from apm_git.checks.run import run_checks
 from apm_git.checks.snapshot import Finding
 from apm_git.errors import UsageError
-from apm_git.repo import MemoryRepo
+from apm_git.store.repo import MemoryRepo
 
 
 @dataclasses.dataclass

@@ -17,16 +17,17 @@ import dataclasses
 import datetime as dt
 import re
 
-from apm_git import clock, layout, names, templates, tokens
-from apm_git.commands.load_guards import CONVENTIONS, Breaker, Discipline, LoadedFile, SkippedFile
+from apm_git import clock
 from apm_git.dreaming.score import record_score
 from apm_git.errors import ApmGitError, StateError, UnsafePath, UsageError
-from apm_git.model import domains, index_md
+from apm_git.model import domains, index_md, names
 from apm_git.model.records import Record, parse
 from apm_git.model.routing import RouteChoice, RoutingTable, parse_routing, rank_routes, safe_file
-from apm_git.repo import MemoryRepo, UnreadableFile, check_group_name
-from apm_git.session import Held, SessionState, session_state
-from apm_git.state import load_flush_state, resolve_room
+from apm_git.operations.load_guards import CONVENTIONS, Breaker, Discipline, LoadedFile, SkippedFile
+from apm_git.store import layout, templates, tokens
+from apm_git.store.repo import MemoryRepo, UnreadableFile, check_group_name
+from apm_git.store.session import Held, SessionState, session_state
+from apm_git.store.state import load_flush_state, resolve_room
 
 L1_SHARE = 0.5  # of the budget for L1: a huge L1 file is cut rather than starving L2 or the Hot Files' entries
 HOT_ENTRIES = 12  # Hot Files' entries offered at session start

@@ -12,11 +12,12 @@ import dataclasses
 import os
 from pathlib import Path
 
-from apm_git import cache, git
-from apm_git.config import CONFIG_FILE, Config, load_config
+from apm_git import git
 from apm_git.errors import ApmGitError, StateError
 from apm_git.merge import MemoryMerge, MergeConflict, merge_memory
-from apm_git.repo import STATE_DIR, decode, find_root
+from apm_git.store import cache
+from apm_git.store.config import CONFIG_FILE, Config, load_config
+from apm_git.store.repo import STATE_DIR, decode, find_root
 
 GITHEAD = "GITHEAD_"
 Tree = dict[str, str]

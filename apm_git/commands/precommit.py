@@ -21,7 +21,7 @@ from typing import Any
 
 from apm_git.checks.manifest import ENTRY, HOOKS, local_hook
 from apm_git.errors import StateError
-from apm_git.repo import decode
+from apm_git.store.repo import decode
 
 CONFIG = ".pre-commit-config.yaml"
 HEADER = (

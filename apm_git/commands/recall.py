@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import dataclasses
 
-from apm_git import names, tokens
 from apm_git.errors import UsageError
-from apm_git.repo import MemoryRepo
+from apm_git.model import names
+from apm_git.store import tokens
+from apm_git.store.repo import MemoryRepo
 
 DEFAULT_BUDGET = 600  # tokens: "small", a few records
 CANDIDATES = 12

@@ -4,8 +4,12 @@ from __future__ import annotations
 import datetime as dt
 import time
 
-from apm_git import clock, layout
-from apm_git.commands.consolidation import (
+from apm_git import clock
+from apm_git.dreaming.execute import Changes
+from apm_git.dreaming.plan import RemPlan, rem_json, rem_trailers
+from apm_git.dreaming.plan_deep_sleep import plan_deep_sleep
+from apm_git.dreaming.plan_rem import RemOutcome, plan_rem
+from apm_git.operations.consolidation import (
     StageResult,
     check_guard,
     commit_stage,
@@ -17,13 +21,10 @@ from apm_git.commands.consolidation import (
     scored_files,
     without_left_out,
 )
-from apm_git.dreaming.execute import Changes
-from apm_git.dreaming.plan import RemPlan, rem_json, rem_trailers
-from apm_git.dreaming.plan_deep_sleep import plan_deep_sleep
-from apm_git.dreaming.plan_rem import RemOutcome, plan_rem
-from apm_git.landing import finish_pending
-from apm_git.lock import write_lock
-from apm_git.repo import MemoryRepo
+from apm_git.store import layout
+from apm_git.store.landing import finish_pending
+from apm_git.store.lock import write_lock
+from apm_git.store.repo import MemoryRepo
 
 STAGE = "rem"
 

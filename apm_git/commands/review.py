@@ -9,10 +9,10 @@ from apm_git.checks import no_loss
 from apm_git.checks.entries import Place
 from apm_git.checks.gather import INDEX, WORKTREE, gather
 from apm_git.checks.snapshot import Snapshot
-from apm_git.repo import MemoryRepo
 from apm_git.review import classify as cl
 from apm_git.review.commits import CommitInfo, check_range, read_commits
 from apm_git.review.read import changed_files, new_side_config, resolve
+from apm_git.store.repo import MemoryRepo
 
 
 @dataclasses.dataclass(frozen=True)

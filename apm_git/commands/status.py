@@ -10,13 +10,14 @@ import datetime as dt
 from collections import Counter
 from typing import Any
 
-from apm_git import clock, git, names
+from apm_git import clock, git
 from apm_git.checks.snapshot import Finding
 from apm_git.commands.setup import missing
-from apm_git.config import CONFIG_FILE
 from apm_git.errors import ApmGitError
-from apm_git.repo import MemoryRepo
-from apm_git.state import load_flush_state, with_quiet_runs
+from apm_git.model import names
+from apm_git.store.config import CONFIG_FILE
+from apm_git.store.repo import MemoryRepo
+from apm_git.store.state import load_flush_state, with_quiet_runs
 
 
 @dataclasses.dataclass(frozen=True)

@@ -14,13 +14,13 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from apm_git import git
-from apm_git.config import CONFIG_FILE
 from apm_git.errors import StateError, UsageError
-from apm_git.lock import write_lock
-from apm_git.repo import MemoryRepo
+from apm_git.store.config import CONFIG_FILE
+from apm_git.store.lock import write_lock
+from apm_git.store.repo import MemoryRepo
 
 if TYPE_CHECKING:
-    from apm_git.commands.sync_land import Integrated
+    from apm_git.operations.sync_land import Integrated
 
 VERSION = 1  # of the --json shape (docs/sync.md)
 # Rounds of fetch, merge and push before giving up: a push is rejected only when another writer
@@ -126,7 +126,7 @@ def sync(
             for source, commit in sources:
                 if commit is None or commit == head:
                     continue
-                from apm_git.commands.sync_land import integrate
+                from apm_git.operations.sync_land import integrate
 
                 step = integrate(repo, head, commit, source)
                 if step is not None:

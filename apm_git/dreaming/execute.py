@@ -10,15 +10,16 @@ import datetime as dt
 import re
 from typing import TypeVar
 
-from apm_git import layout, names
-from apm_git.config import Config
 from apm_git.dreaming.archive import add_to_archive, archived
 from apm_git.dreaming.edit import append_records, keep_end, rewrite, without_lines
 from apm_git.dreaming.items import JournalItem, collect_items
 from apm_git.dreaming.plan import Archival, DeepSleepPlan, Promotion
 from apm_git.dreaming.plan_deep_sleep import NEVER_PROMOTED, Memory, promoted_record
 from apm_git.dreaming.score import fitness_of, protected, record_score
+from apm_git.model import names
 from apm_git.model.records import Block, Record, RecordFile, count_lines, newline_of, parse
+from apm_git.store import layout
+from apm_git.store.config import Config
 
 _Action = TypeVar("_Action", Promotion, Archival)
 ARCHIVE_MONTH = re.compile(rf"{names.ARCHIVE}/\d{{4}}-\d{{2}}\.md")

@@ -11,7 +11,7 @@ import functools
 from typing import Any
 
 from apm_git.errors import FindingsError
-from apm_git.names import memory_rel, repo_rel
+from apm_git.model.names import memory_rel, repo_rel
 
 PLAN_VERSION = 1
 

@@ -28,17 +28,18 @@ import dataclasses
 import datetime as dt
 from collections.abc import Mapping
 
-from apm_git import layout, names
-from apm_git.config import Config
 from apm_git.dreaming.edit import LinesAfterEdit
 from apm_git.dreaming.items import JournalItem, collect_items
 from apm_git.dreaming.plan import Archival, DeepSleepPlan, JournalMove, Kept, Promotion
 from apm_git.dreaming.score import budget_order, protected, record_score
 from apm_git.dreaming.titleindex import TitleIndex
+from apm_git.model import names
 from apm_git.model.fitness import VALUES, Fitness
 from apm_git.model.records import Record, RecordFile, parse, set_field
 from apm_git.model.sections import LIGHT_SLEEP
 from apm_git.model.titles import title_words
+from apm_git.store import layout
+from apm_git.store.config import Config
 
 NEVER_PROMOTED = ("pending", "anchor")
 

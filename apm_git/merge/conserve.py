@@ -5,8 +5,8 @@ from collections.abc import Mapping
 
 from apm_git.checks.entries import NAMING_FIELDS, named_ids
 from apm_git.merge.records import same
+from apm_git.model.names import memory_rel
 from apm_git.model.records import Record, parse
-from apm_git.names import memory_rel
 
 
 def _records(tree: Mapping[str, str | None], memory_dir: str) -> dict[str, Record]:

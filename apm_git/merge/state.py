@@ -14,7 +14,7 @@ import json
 from typing import Any
 
 from apm_git.clock import parse_stamp
-from apm_git.names import GROUP_NAMES
+from apm_git.model.names import GROUP_NAMES
 
 _ABSENT: Any = object()
 

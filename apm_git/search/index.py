@@ -19,11 +19,11 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from apm_git import names
-from apm_git.blob import blob_id
 from apm_git.errors import StateError
-from apm_git.repo import MAX_FILE_BYTES, MemoryRepo, TooLarge, UnreadableFile, check_group_name, decode
+from apm_git.model import names
 from apm_git.search import sections, terms
+from apm_git.store.blob import blob_id
+from apm_git.store.repo import MAX_FILE_BYTES, MemoryRepo, TooLarge, UnreadableFile, check_group_name, decode
 
 VERSION = "2"
 ENV_FTS5 = "APM_GIT_FTS5"  # "off": behave as on a platform whose SQLite lacks FTS5

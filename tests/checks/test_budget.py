@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from apm_git.config import parse_config
+from apm_git.store.config import parse_config
 from tests.checks.helpers import findings, snapshot
 
 HOOK = "apm-budget"

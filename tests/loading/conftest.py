@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from apm_git.commands.flush import flush
-from apm_git.repo import MemoryRepo
+from apm_git.store.repo import MemoryRepo
 from tests.conftest import Invoke
 
 NOW = "2026-04-06T15:00:00"

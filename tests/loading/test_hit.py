@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from apm_git.model.records import parse
-from apm_git.repo import MemoryRepo
+from apm_git.store.repo import MemoryRepo
 from tests.conftest import Invoke, git
 from tests.loading.conftest import record, write
 

@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from apm_git import tokens
 from apm_git.commands.load import GUIDE
-from apm_git.repo import MemoryRepo
+from apm_git.store import tokens
+from apm_git.store.repo import MemoryRepo
 from tests.conftest import Invoke, git
 from tests.loading.conftest import TODAY, YESTERDAY, cli_json, record, write
 
@@ -75,7 +75,7 @@ def test_dm_loads_index_two_routed_files_journals_and_the_last_flush(mem: Memory
 
 def test_dm_reports_a_never_flushed_memory_and_a_missing_journal(repo: MemoryRepo, run_cli: Invoke,
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    from apm_git import layout
+    from apm_git.store import layout
 
     monkeypatch.setenv("APM_GIT_NOW", TODAY)
     layout.ensure_main(repo, dt.date.fromisoformat(TODAY))

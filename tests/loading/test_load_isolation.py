@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from apm_git.repo import MemoryRepo
+from apm_git.store.repo import MemoryRepo
 from tests.conftest import Invoke
 
 EVENTS = {"open": 0, "os.listdir": 0, "os.scandir": 0}

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from apm_git.repo import MemoryRepo
-from apm_git.session import session_file_name
+from apm_git.store.repo import MemoryRepo
+from apm_git.store.session import session_file_name
 from tests.conftest import Invoke, git
 from tests.loading.conftest import cli_json
 

@@ -8,7 +8,7 @@ import pytest
 
 from apm_git.model.records import parse
 from apm_git.model.routing import parse_routing
-from apm_git.repo import MemoryRepo
+from apm_git.store.repo import MemoryRepo
 from tests.conftest import Invoke, git
 from tests.loading.conftest import TODAY, cli_json
 

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from apm_git.model.records import parse
-from apm_git.repo import MemoryRepo, open_repo
+from apm_git.store.repo import MemoryRepo, open_repo
 from tests.conftest import Invoke
 from tests.loading.conftest import build, cli_json, record, write
 

@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 from apm_git.commands.load import GUIDE
-from apm_git.repo import MemoryRepo
+from apm_git.store.repo import MemoryRepo
 from tests.conftest import Invoke, run_apm
 from tests.loading.conftest import TODAY, cli_json, record, write
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from apm_git import tokens
-from apm_git.repo import MemoryRepo
+from apm_git.store import tokens
+from apm_git.store.repo import MemoryRepo
 from tests.loading.conftest import NOW, build, record, write
 
 DEAD_PROXY = "http://127.0.0.1:9"

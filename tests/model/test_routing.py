@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import pytest
 
-from apm_git import templates
 from apm_git.model import routing
 from apm_git.model.domains import domain_of
 from apm_git.model.records import Problem
+from apm_git.store import templates
 
 TABLE = """\
 # Group memory: backend

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from apm_git.repo import MemoryRepo
 from apm_git.search.index import ENV_FTS5, Index, Scope
+from apm_git.store.repo import MemoryRepo
 from tests.conftest import Invoke, git
 from tests.loading.conftest import build, cli_json, record, write
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from apm_git.repo import MemoryRepo
+from apm_git.store.repo import MemoryRepo
 from tests.conftest import Invoke
 from tests.loading import test_load_isolation
 from tests.loading.conftest import cli_json, write

@@ -9,9 +9,9 @@ from __future__ import annotations
 import contextlib
 from pathlib import Path
 
-from apm_git.atomic import write_atomic
 from apm_git.errors import StateError
-from apm_git.repo import MemoryRepo
+from apm_git.store.atomic import write_atomic
+from apm_git.store.repo import MemoryRepo
 
 
 class EditedMeanwhile(StateError):

@@ -3,7 +3,7 @@
 Every touched file's new bytes — the run's writes and moves, flush-state.json and the rebuilt
 INDEX.md — are computed in memory and committed through a temporary index; the branch moves
 with a compare-and-swap, and only then do the work tree and the user's index follow, through
-the journal of apm_git.landing.  A run that fails before the branch moves has written nothing;
+the journal of apm_git.store.landing.  A run that fails before the branch moves has written nothing;
 a run killed after it is finished by the next apm-git command (docs/crash-safety.md).
 """
 from __future__ import annotations
@@ -12,15 +12,17 @@ import datetime as dt
 from collections.abc import Collection
 from pathlib import Path
 
-from apm_git import clock, git, layout, names
-from apm_git.commit import commit
+from apm_git import clock, git
 from apm_git.dreaming.execute import Changes
 from apm_git.errors import StateError
-from apm_git.landing import Update
-from apm_git.memory_index import build_index, own_index
-from apm_git.repo import MemoryRepo
-from apm_git.state import flush_state_text, load_flush_state, record_quiet_run
-from apm_git.transaction import EditedMeanwhile
+from apm_git.model import names
+from apm_git.store import layout
+from apm_git.store.commit import commit
+from apm_git.store.landing import Update
+from apm_git.store.memory_index import build_index, own_index
+from apm_git.store.repo import MemoryRepo
+from apm_git.store.state import flush_state_text, load_flush_state, record_quiet_run
+from apm_git.store.transaction import EditedMeanwhile
 
 
 def commit_run(

@@ -26,9 +26,9 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from apm_git import git
-from apm_git.atomic import TEMP_SUFFIX, write_atomic
 from apm_git.errors import GitError, LockTimeout, StateError
-from apm_git.repo import MemoryRepo
+from apm_git.store.atomic import TEMP_SUFFIX, write_atomic
+from apm_git.store.repo import MemoryRepo
 
 JOURNAL = "commit-journal.json"  # under .git/apm-git/
 VERSION = 1
@@ -153,7 +153,7 @@ def finish_pending(repo: MemoryRepo, *, wait: bool) -> None:
     """
     if not journal_path(repo).exists():
         return
-    from apm_git.lock import write_lock
+    from apm_git.store.lock import write_lock
 
     try:
         with write_lock(repo, timeout=None if wait else 0.0):

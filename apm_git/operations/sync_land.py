@@ -13,10 +13,12 @@ import datetime as dt
 import os
 from collections.abc import Mapping, Sequence
 
-from apm_git import clock, git, landing, names
+from apm_git import clock, git
 from apm_git.errors import StateError
+from apm_git.model import names
 from apm_git.model import trailers as trailer_model
-from apm_git.repo import MemoryRepo
+from apm_git.store import landing
+from apm_git.store.repo import MemoryRepo
 
 BACKUP_PREFIX = "refs/apm-git/backup/"
 KEEP_BACKUPS = 50  # the newest backup refs kept; older ones are ancestors of the branch anyway
@@ -98,7 +100,7 @@ def merge(repo: MemoryRepo, head: str, theirs: str, source: str) -> Integrated:
 
 def merged_index(repo: MemoryRepo, files: Mapping[str, str | None], ours: str | None) -> str:
     """INDEX.md built from the merged files (not the disk); ours when only its date would change."""
-    from apm_git.memory_index import _undated, build_index
+    from apm_git.store.memory_index import _undated, build_index
 
     texts = {rel: text for path, text in files.items() if (rel := repo.memory_rel(path)) is not None}
     gone = [rel for rel in repo.markdown_files() if rel not in texts]  # on disk, in neither side: not merged

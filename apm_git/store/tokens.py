@@ -74,7 +74,7 @@ def _source(constructor: Callable[[], dict[str, Any]], name: str) -> list[object
 def _arguments(name: str, constructor: Callable[[], dict[str, Any]]) -> dict[str, Any]:
     """The constructor's arguments (the ranks, the pattern, the special tokens), from the marshal copy when
     it was made from the same files, else from the constructor, copied for the next process."""
-    from apm_git import cache
+    from apm_git.store import cache
 
     key, folder = _source(constructor, name), _encodings_dir()
     if key is None or folder is None:
@@ -148,7 +148,7 @@ class Counter:
     KEEP = 20_000  # counts kept; the oldest go first
 
     def __init__(self, name: str, path: str | None = None) -> None:
-        from apm_git import cache
+        from apm_git.store import cache
 
         self.name = name
         self.path = path
@@ -159,7 +159,7 @@ class Counter:
         self.changed = False
 
     def count(self, text: str) -> int:
-        from apm_git.blob import blob_id
+        from apm_git.store.blob import blob_id
 
         key = blob_id(text.encode("utf-8"))
         found = self.counts.get(key)
@@ -169,7 +169,7 @@ class Counter:
         return found
 
     def fit(self, text: str, budget: int) -> Fit:
-        from apm_git.blob import blob_id
+        from apm_git.store.blob import blob_id
 
         key = f"{blob_id(text.encode('utf-8'))}:{budget}"
         found = self.fits.get(key)
@@ -184,7 +184,7 @@ class Counter:
     def save(self) -> None:
         if not self.changed or not self.path:
             return
-        from apm_git import cache
+        from apm_git.store import cache
 
         counts = dict(list(self.counts.items())[-self.KEEP:])
         fits = dict(list(self.fits.items())[-self.KEEP // 10:])

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import dataclasses
 
-from apm_git import tokens
-from apm_git.config import Load
-from apm_git.session import Held
+from apm_git.store import tokens
+from apm_git.store.config import Load
+from apm_git.store.session import Held
 
 CORE = ("P0", "P1", "P2")
 CONVENTIONS = "conventions"

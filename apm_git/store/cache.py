@@ -1,6 +1,6 @@
 """Small caches under `.git/apm-git/`: marshal files replaced whole; any doubt reads as a miss.
 
-Only `os`, `marshal` and apm_git.atomic (itself only `os`; not even `typing`): the pre-commit
+Only `os`, `marshal` and apm_git.store.atomic (itself only `os`; not even `typing`): the pre-commit
 hook's fast path reads a cache on every commit, in each of its seven processes.
 """
 from __future__ import annotations
@@ -8,7 +8,7 @@ from __future__ import annotations
 import marshal
 import os
 
-from apm_git.atomic import write_atomic
+from apm_git.store.atomic import write_atomic
 
 
 def read(path: str | os.PathLike[str]) -> object:

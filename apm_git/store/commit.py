@@ -3,9 +3,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from apm_git import clock, git, landing
+from apm_git import clock, git
 from apm_git.model import trailers as trailer_model
-from apm_git.repo import MemoryRepo
+from apm_git.store import landing
+from apm_git.store.repo import MemoryRepo
 
 
 def commit(

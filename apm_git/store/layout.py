@@ -7,12 +7,12 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Collection, Mapping
 
-from apm_git import templates
-from apm_git.config import JOURNAL_NAME
 from apm_git.errors import UnsafePath
-from apm_git.names import ARCHIVE, GROUP_FILES, GROUP_NAMES, GROUPS, MAIN, MAIN_FILES, MAIN_INDEX, MEMORY_MD
-from apm_git.repo import MemoryRepo, check_group_name, decode, is_group_name
-from apm_git.state import group_names as read_group_names
+from apm_git.model.names import ARCHIVE, GROUP_FILES, GROUP_NAMES, GROUPS, MAIN, MAIN_FILES, MAIN_INDEX, MEMORY_MD
+from apm_git.store import templates
+from apm_git.store.config import JOURNAL_NAME
+from apm_git.store.repo import MemoryRepo, check_group_name, decode, is_group_name
+from apm_git.store.state import group_names as read_group_names
 
 
 def category_files(repo: MemoryRepo) -> list[str]:

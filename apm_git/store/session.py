@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from apm_git import clock, jsontext
-from apm_git.atomic import write_atomic
-from apm_git.lock import file_lock
-from apm_git.repo import MemoryRepo
+from apm_git.store.atomic import write_atomic
+from apm_git.store.lock import file_lock
+from apm_git.store.repo import MemoryRepo
 
 SESSIONS = "sessions"
 _PLAIN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")

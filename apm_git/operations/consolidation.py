@@ -6,16 +6,18 @@ import datetime as dt
 from collections.abc import Callable, Collection
 from typing import Any
 
-from apm_git import git, layout, names
+from apm_git import git
 from apm_git.commands.flush import flush
-from apm_git.config import Rem
-from apm_git.dreaming.apply import commit_run, dirty
 from apm_git.dreaming.execute import Changes
 from apm_git.dreaming.plan import DeepSleepPlan, Kept, PlanRefused
 from apm_git.dreaming.plan_deep_sleep import Memory
 from apm_git.errors import StateError
+from apm_git.model import names
 from apm_git.model.records import parse
-from apm_git.repo import MemoryRepo
+from apm_git.operations.apply import commit_run, dirty
+from apm_git.store import layout
+from apm_git.store.config import Rem
+from apm_git.store.repo import MemoryRepo
 
 
 @dataclasses.dataclass

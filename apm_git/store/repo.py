@@ -7,10 +7,10 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from apm_git.atomic import write_atomic
-from apm_git.config import CONFIG_FILE, Config, load_config
 from apm_git.errors import NotAMemoryRepo, OsFailure, StateError, UnsafePath, UsageError
-from apm_git.names import memory_rel, repo_rel, zone
+from apm_git.model.names import memory_rel, repo_rel, zone
+from apm_git.store.atomic import write_atomic
+from apm_git.store.config import CONFIG_FILE, Config, load_config
 
 ENV_REPO = "APM_GIT_REPO"
 STATE_DIR = "apm-git"  # under the git dir: locks, caches, session state

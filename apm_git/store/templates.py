@@ -9,9 +9,9 @@ from apm_git.errors import StateError
 
 
 def template_dir() -> Path:
-    here = Path(__file__).resolve().parent
-    # Installed wheel: apm_git/templates; source checkout or editable install: ../templates.
-    for candidate in (here / "templates", here.parent / "templates"):
+    package = Path(__file__).resolve().parent.parent
+    # Installed wheel: apm_git/templates; source checkout or editable install: templates/ beside apm_git/.
+    for candidate in (package / "templates", package.parent / "templates"):
         if (candidate / "init").is_dir():
             return candidate
     raise StateError("apm-git's templates are missing from its installation; reinstall apm-git")

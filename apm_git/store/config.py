@@ -12,10 +12,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from apm_git import __version__, cache
+from apm_git import __version__
 from apm_git.errors import ConfigError
-from apm_git.names import GROUPS, INDEX, MAIN_INDEX, memory_rel
-from apm_git.pathglob import glob_match
+from apm_git.model.names import GROUPS, INDEX, MAIN_INDEX, memory_rel
+from apm_git.model.pathglob import glob_match
+from apm_git.store import cache
 
 CONFIG_FILE = "apm.yaml"
 JOURNAL_KEY = "journal"
@@ -180,7 +181,7 @@ def _write_cache(path: Path, data: bytes, config: Config) -> None:
 
 
 def parse_config(text: str) -> Config:
-    from apm_git.config_yaml import load_yaml
+    from apm_git.store.config_yaml import load_yaml
 
     data = load_yaml(text)
     if data is None:

@@ -9,10 +9,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-from apm_git import cache, clock, jsontext
+from apm_git import clock, jsontext
 from apm_git.errors import CorruptStateFile, UnknownRoom
-from apm_git.names import FLUSH_STATE, GROUP_NAMES
-from apm_git.repo import GROUP_NAME_RULE, STATE_DIR, MemoryRepo, is_group_name
+from apm_git.model.names import FLUSH_STATE, GROUP_NAMES
+from apm_git.store import cache
+from apm_git.store.repo import GROUP_NAME_RULE, STATE_DIR, MemoryRepo, is_group_name
 
 
 def group_names_problem(data: Any) -> str | None:

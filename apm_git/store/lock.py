@@ -1,7 +1,7 @@
 """One writer at a time: apm-git processes on a repository serialize on `.git/apm-git/lock`.
 
 git's own `index.lock` is never touched; a waiter gives up after a bounded time.  Whoever takes
-the lock first finishes a commit that a kill interrupted (apm_git.landing), before it reads anything.
+the lock first finishes a commit that a kill interrupted (apm_git.store.landing), before it reads anything.
 """
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from apm_git.errors import LockTimeout, OsFailure, StateError, describe_os_error
-from apm_git.repo import STATE_DIR, MemoryRepo
+from apm_git.store.repo import STATE_DIR, MemoryRepo
 
 ENV_TIMEOUT = "APM_GIT_LOCK_TIMEOUT"
 DEFAULT_TIMEOUT = 30.0
@@ -29,7 +29,7 @@ def write_lock(repo: MemoryRepo, *, timeout: float | None = None) -> Iterator[No
     """The repository's writer lock, after checking that apm-git may write where it will: a
     read-only memory dir or repository is refused here, before any file is touched.  Whoever
     holds it first finishes a commit that a kill interrupted."""
-    from apm_git.landing import finish_interrupted
+    from apm_git.store.landing import finish_interrupted
 
     check_writable(repo)
     with file_lock(repo.git_dir / STATE_DIR / "lock", "another apm-git process", timeout=timeout):
