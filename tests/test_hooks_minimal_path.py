@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from apm_git.commands.init import init
-from apm_git.commands.precommit import installed_hook_script
+from apm_git.operations.precommit import installed_hook_script
 from tests.checks.helpers import record
 from tests.conftest import git
 

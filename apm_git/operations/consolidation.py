@@ -7,7 +7,6 @@ from collections.abc import Callable, Collection
 from typing import Any
 
 from apm_git import git
-from apm_git.commands.flush import flush
 from apm_git.dreaming.execute import Changes
 from apm_git.dreaming.plan import DeepSleepPlan, Kept, PlanRefused
 from apm_git.dreaming.plan_deep_sleep import Memory
@@ -16,7 +15,9 @@ from apm_git.model import names
 from apm_git.model.config import Rem
 from apm_git.model.records import parse
 from apm_git.operations.apply import commit_run, dirty
+from apm_git.operations.flush import flush_locked
 from apm_git.store import layout
+from apm_git.store.lock import write_lock
 from apm_git.store.repo import MemoryRepo
 
 
@@ -46,7 +47,7 @@ def left_out(repo: MemoryRepo) -> list[str]:
     uncommitted after `flush_first`.  A run works from the committed memory: it neither reads nor touches
     them.  Any other uncommitted change (a loss flush kept out) still stops the run (`commit_stage`)."""
     from apm_git.checks import baseline, no_secrets
-    from apm_git.commands.baseline import work_tree
+    from apm_git.operations.baseline import work_tree
 
     changed = sorted({change.path for change in git.status(repo.root, [repo.memory_prefix])
                       if (repo.root / change.path).is_file()})
@@ -133,7 +134,8 @@ def flush_first(repo: MemoryRepo, stage: str, precheck: Callable[[], object]) ->
     if not git.status(repo.root, [repo.memory_prefix]):
         return None
     precheck()
-    return flush(repo, trigger="manual", message=f"Flushed before {stage}.").commit
+    with write_lock(repo):
+        return flush_locked(repo, trigger="manual", message=f"Flushed before {stage}.").commit
 
 
 def commit_stage(

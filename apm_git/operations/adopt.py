@@ -12,9 +12,9 @@ import dataclasses
 
 from apm_git import git
 from apm_git.checks import baseline, no_secrets
-from apm_git.commands.baseline import record, work_tree
 from apm_git.errors import CorruptStateFile
 from apm_git.model import names
+from apm_git.operations.baseline import record, work_tree
 from apm_git.store.commit import commit
 from apm_git.store.memory_index import free_name, keep_own_index
 from apm_git.store.repo import MemoryRepo

@@ -1,37 +1,17 @@
-"""`apm-git diff` and `apm-git log`: memory changes as a reviewer reads them (docs/review.md)."""
+"""`apm-git diff`: what happened to each entry, section and file between two states (docs/review.md)."""
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Collection, Sequence
+from collections.abc import Collection
 
-from apm_git import git
 from apm_git.checks import no_loss
 from apm_git.checks.entries import Place
 from apm_git.checks.gather import INDEX, WORKTREE, gather
 from apm_git.checks.snapshot import Snapshot
 from apm_git.review import classify as cl
-from apm_git.review.commits import CommitInfo, check_range, read_commits
+from apm_git.review.commits import read_commits
 from apm_git.review.read import changed_files, new_side_config, resolve
+from apm_git.review.result import Review
 from apm_git.store.repo import MemoryRepo
-
-
-@dataclasses.dataclass(frozen=True)
-class Review:
-    base: str | None  # commit id; None before the first commit
-    base_name: str  # as the user named it
-    new: str | None  # commit id; None for the index or the work tree
-    new_name: str
-    commits: list[CommitInfo]  # between the two sides, newest first
-    entries: list[cl.EntryChange]
-    sections: list[cl.SectionChange]
-    files: list[cl.FileSummary]
-
-    def count(self, status: str) -> int:
-        return sum(1 for entry in self.entries if entry.status == status)
-
-    @property
-    def lost(self) -> list[cl.EntryChange]:
-        return [entry for entry in self.entries if entry.status == cl.LOSS]
 
 
 def diff(repo: MemoryRepo, revision: str | None = None, *, cached: bool = False) -> Review:
@@ -59,12 +39,3 @@ def diff(repo: MemoryRepo, revision: str | None = None, *, cached: bool = False)
     new = None if sides.new in (INDEX, WORKTREE) else sides.new
     return Review(sides.base, sides.base_name, new, sides.new_name, commits,
                   found.entries, found.sections, found.files)
-
-
-def log(repo: MemoryRepo, revision: str | None = None, *, max_count: int | None = None) -> list[CommitInfo]:
-    if git.head(repo.root) is None:
-        return []  # no commits yet
-    spec = revision or "HEAD"
-    check_range(repo.root, spec)
-    revisions: Sequence[str] = [spec]
-    return read_commits(repo.root, revisions, max_count=max_count)
