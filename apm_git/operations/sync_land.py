@@ -23,7 +23,7 @@ from apm_git.store.repo import MemoryRepo
 BACKUP_PREFIX = "refs/apm-git/backup/"
 KEEP_BACKUPS = 50  # the newest backup refs kept; older ones are ancestors of the branch anyway
 LINK_MODES = ("120000", "160000")  # a symlink or a submodule: not written as a file's bytes
-MERGE_DRIVER = "apm-memory"  # the merge driver `.gitattributes` names for the memory files (commands/setup.py)
+MERGE_DRIVER = "apm-memory"  # the merge driver `.gitattributes` names for the memory files (operations/setup.py)
 
 
 @dataclasses.dataclass
