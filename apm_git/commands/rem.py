@@ -1,4 +1,4 @@
-"""`apm-git rem`: the survival merge over the category files and the groups' experience (DESIGN 6)."""
+"""`apm-git rem`: the survival merge over the category files and the groups' experience (docs/design.md 6)."""
 from __future__ import annotations
 
 import datetime as dt
