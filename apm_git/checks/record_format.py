@@ -21,10 +21,10 @@ from apm_git.checks.snapshot import (
     Finding,
     Snapshot,
 )
+from apm_git.model.config import KINDS
 from apm_git.model.names import MAIN
 from apm_git.model.records import Problem, Record, RecordFile
 from apm_git.model.routing import routing_problems
-from apm_git.store.config import KINDS
 
 ID = "apm-record-format"
 SESSION_KINDS = ("Decision", "Discovery", "Pending", "Context")

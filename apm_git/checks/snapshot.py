@@ -11,9 +11,10 @@ from typing import Any, NamedTuple
 
 from apm_git.checks.entries import EntryIndex, entry_lines, summarize
 from apm_git.model import names
+from apm_git.model.config import Config
+from apm_git.model.dated import JOURNAL_NAME
 from apm_git.model.pathglob import glob_match
 from apm_git.model.records import RecordFile, parse
-from apm_git.store.config import JOURNAL_NAME, Config
 
 CATEGORY = "category"
 EXPERIENCE = "experience"

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import datetime as dt
 
+from apm_git.model.config import Rem
 from apm_git.model.fitness import VALUE_POINTS, Fitness
 from apm_git.model.records import Record
-from apm_git.store.config import Rem
 
 RECENCY_DAYS = 100
 HIT_POINTS = 5
