@@ -1,4 +1,4 @@
-"""apm-record-format: records break the record format of DESIGN 2.1, or an entry id is not unique.
+"""apm-record-format: records break the record format of docs/design.md 2.1, or an entry id is not unique.
 
 Only records, and sections that try to be records or session notes, are checked: an
 ordinary heading of free-form memory is never a finding (docs/sections.md).  Each kind

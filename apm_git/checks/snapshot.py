@@ -1,4 +1,4 @@
-"""What the checks see: one comparison's base and new side, as text (DESIGN 5).
+"""What the checks see: one comparison's base and new side, as text (docs/design.md 5).
 
 The checks are pure functions of a Snapshot; `apm_git.checks.gather` builds one from
 git (a commit, the index, or the work tree) and flush builds one from its scope.

@@ -1,4 +1,4 @@
-"""`apm-git load`: progressive disclosure (DESIGN 4) in its three modes.
+"""`apm-git load`: progressive disclosure (docs/design.md 4) in its three modes.
 
 - group: room id -> group name, the group's index first (the only entry gate), the single
   best-matching file of its routing table, at most one `conventions/` file that file names;

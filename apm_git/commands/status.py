@@ -61,7 +61,7 @@ class Findings:
 
 @dataclasses.dataclass(frozen=True)
 class InConflict:
-    """A live entry with a `Conflicts:` field (DESIGN 2.1): an unresolved contradiction, e.g. the two
+    """A live entry with a `Conflicts:` field (docs/design.md 2.1): an unresolved contradiction, e.g. the two
     versions that a merge kept of an entry whose body both sides changed (docs/merge.md)."""
 
     entry: str

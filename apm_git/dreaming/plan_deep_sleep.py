@@ -1,4 +1,4 @@
-"""Deep sleep (DESIGN 6), planned: which journal items to promote, where, and which journals to archive.
+"""Deep sleep (docs/design.md 6), planned: which journal items to promote, where, and which journals to archive.
 
 An item is promoted when it is
 - `referenced`: its entry id is in the journals of two or more days, or it was used

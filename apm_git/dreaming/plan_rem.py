@@ -1,4 +1,4 @@
-"""REM (DESIGN 6), the survival merge, planned and rendered: a pure function of texts and a date.
+"""REM (docs/design.md 6), the survival merge, planned and rendered: a pure function of texts and a date.
 
 In this order, over the live entries of the category files and of each group's
 `experience.md` (never the journals):

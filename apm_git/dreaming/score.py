@@ -1,4 +1,4 @@
-"""The survival score of DESIGN 6 and the archival rules that read it.
+"""The survival score of docs/design.md 6 and the archival rules that read it.
 
 score = recency + usage + value (+ the proven bonus), 0-230 with the defaults:
 recency `max(0, 100 - days since last_referenced)` (a future date counts as today),

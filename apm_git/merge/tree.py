@@ -83,7 +83,7 @@ def merge_memory(
     """The merged tree of three versions of the memory (repository-relative path -> text).
 
     `append_only` (memory-relative globs) defaults to apm.yaml's setting when a side holds
-    apm.yaml, else to DESIGN's default.
+    apm.yaml, else to the default of docs/design.md 2.2.
     """
     return _Merge([dict(base), dict(ours), dict(theirs)], memory_dir, append_only).run()
 

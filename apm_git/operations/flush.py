@@ -117,7 +117,7 @@ def flush_locked(
 
 
 def _check(repo: MemoryRepo, scope: Scope, pathspecs: list[str], today: dt.date, result: FlushResult) -> Kept:
-    """The checks of DESIGN 5 on the scope's changes (HEAD -> work tree), in-process.
+    """The checks of docs/design.md 5 on the scope's changes (HEAD -> work tree), in-process.
 
     Nothing here refuses to save memory: findings are recorded, and only a file that
     looks like it holds a secret is withheld from the commit.  Lost entries and unreadable

@@ -1,7 +1,7 @@
-"""`apm.yaml`: the defaults of DESIGN 2.2, overridden by the file, validated with line numbers.
+"""`apm.yaml`: the defaults of docs/design.md 2.2, overridden by the file, validated with line numbers.
 
 Paths and globs in `apm.yaml` are relative to `memory_dir`; a pattern written with
-the memory dir in front (`memory/groups/*.md`, as DESIGN writes it) means the same.
+the memory dir in front (`memory/groups/*.md`, as docs/design.md 2.2 writes it) means the same.
 """
 from __future__ import annotations
 

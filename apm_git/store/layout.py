@@ -1,4 +1,4 @@
-"""Where things live in the memory dir (DESIGN 2), and auto-initialization (APM rule 6).
+"""Where things live in the memory dir (docs/design.md 2), and auto-initialization (APM rule 6).
 
 Auto-initialization only ever creates files that are completely absent.
 """

@@ -1,4 +1,4 @@
-"""REM planned on texts: every rule of the survival merge (DESIGN 6)."""
+"""REM planned on texts: every rule of the survival merge (docs/design.md 6)."""
 from __future__ import annotations
 
 import dataclasses
