@@ -17,14 +17,15 @@ from pathlib import Path
 from typing import NamedTuple
 
 from apm_git import git
-from apm_git.checks import entry_cache
 from apm_git.checks.entries import EntryIndex, summarize
 from apm_git.checks.snapshot import Change, Snapshot
 from apm_git.errors import UsageError
 from apm_git.model import names
 from apm_git.model import trailers as trailer_model
+from apm_git.model.limits import MAX_FILE_BYTES
 from apm_git.model.records import parse
-from apm_git.store.repo import MAX_FILE_BYTES, MemoryRepo, utf8_problem
+from apm_git.store import entry_cache
+from apm_git.store.repo import MemoryRepo, utf8_problem
 
 INDEX = ":index"
 WORKTREE = ":worktree"
