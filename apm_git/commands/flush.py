@@ -2,10 +2,10 @@
 apm_git/operations/flush.py)."""
 from __future__ import annotations
 
-from apm_git.model.scope import Scope
 from apm_git.operations.flush import ALL, FlushResult, flush_locked
 from apm_git.store.lock import write_lock
 from apm_git.store.repo import MemoryRepo
+from apm_git.store.scope import Scope
 
 
 def flush(

@@ -25,7 +25,7 @@ def setup(root: Path, *, install: bool = True) -> SetupResult:
     lacking = missing(root)
     result = SetupResult(root, [])
     if "the diff driver apm-memory" in lacking:
-        git.run(root, "config", *DIFF_DRIVER)
+        git.config_set(root, *DIFF_DRIVER)
         result.registered.append("the diff driver apm-memory")
     if "the merge driver apm-memory" in lacking:
         register_merge_driver(root)

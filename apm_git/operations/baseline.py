@@ -5,10 +5,10 @@ from __future__ import annotations
 import dataclasses
 
 from apm_git.checks import baseline
-from apm_git.checks.gather import WORKTREE, Sides, gather
 from apm_git.checks.run import run_checks
 from apm_git.checks.snapshot import Finding, Snapshot
 from apm_git.model import names
+from apm_git.operations.gather import WORKTREE, Sides, gather
 from apm_git.store.repo import MemoryRepo
 
 
