@@ -2,8 +2,9 @@ from __future__ import annotations
 
 import pytest
 
-from apm_git.commands.journal import add, default_title
+from apm_git.commands.journal import add
 from apm_git.model.records import parse
+from apm_git.model.titles import default_title
 from apm_git.store.repo import MemoryRepo
 from tests.conftest import Invoke
 
