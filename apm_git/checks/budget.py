@@ -30,7 +30,8 @@ def too_large(snap: Snapshot) -> Iterator[Finding]:
     """A target too large for apm-git to read (its size is all that is known of it)."""
     for path in snap.targets:
         if path in snap.oversized:
-            from apm_git.store.repo import MAX_FILE_BYTES, megabytes
+            from apm_git.errors import megabytes
+            from apm_git.store.repo import MAX_FILE_BYTES
 
             yield Finding(
                 path, 1, ID,

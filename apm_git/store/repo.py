@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from apm_git.errors import NotAMemoryRepo, OsFailure, StateError, UnsafePath, UsageError
+from apm_git.errors import InvalidUtf8, NotAMemoryRepo, OsFailure, StateError, TooLarge, UnsafePath, UsageError
 from apm_git.model.names import memory_rel, repo_rel, zone
 from apm_git.store.atomic import write_atomic
 from apm_git.store.config import CONFIG_FILE, Config, load_config
@@ -38,25 +38,6 @@ def check_group_name(name: str) -> str:
 # memory file lives within a line budget of a few hundred lines; one of several megabytes was
 # not written by hand, and reading it would cost seconds and hundreds of megabytes per command.
 MAX_FILE_BYTES = 4 * 1024 * 1024
-
-
-class UnreadableFile(StateError):
-    """A memory file apm-git will not read: a command that can go on without it skips it."""
-
-
-class InvalidUtf8(UnreadableFile):
-    pass
-
-
-class TooLarge(UnreadableFile):
-    def __init__(self, name: str, size: int) -> None:
-        super().__init__(f"{name} is {megabytes(size)}, over the {megabytes(MAX_FILE_BYTES)} apm-git reads; "
-                         "split it, or move what is not memory out of the memory dir")
-        self.size = size
-
-
-def megabytes(size: int) -> str:
-    return f"{size / (1024 * 1024):.1f} MB"
 
 
 @dataclasses.dataclass
@@ -119,7 +100,7 @@ class MemoryRepo:
             with path.open("rb") as handle:
                 size = os.fstat(handle.fileno()).st_size
                 if size > MAX_FILE_BYTES:
-                    raise TooLarge(self.repo_path(rel), size)
+                    raise TooLarge(self.repo_path(rel), size, MAX_FILE_BYTES)
                 data = handle.read()
         except FileNotFoundError:
             return None
