@@ -7,7 +7,7 @@ import time
 from collections.abc import Collection, Mapping
 
 from apm_git.errors import TooLarge, UnreadableFile, megabytes
-from apm_git.model import index_md, names
+from apm_git.model import dated, index_md, names
 from apm_git.model.records import parse
 from apm_git.search import sections
 from apm_git.store import cache, layout
@@ -47,7 +47,7 @@ def build_index(
         found = summaries.of(name)
         if found is not None:
             categories.append(("kept", name, found[0]))
-    live = set(layout.journals(repo)) | {name for name in instead if layout.journal_date(name)}
+    live = set(layout.journals(repo)) | {name for name in instead if dated.journal_date(name)}
     journals = []
     for name in sorted(live, reverse=True):
         found = summaries.of(name, headings=True)
