@@ -69,13 +69,11 @@ class InvalidUtf8(UnreadableFile):
 
 class TooLarge(UnreadableFile):
     def __init__(self, name: str, size: int, limit: int) -> None:
+        from apm_git.model.limits import megabytes
+
         super().__init__(f"{name} is {megabytes(size)}, over the {megabytes(limit)} apm-git reads; "
                          "split it, or move what is not memory out of the memory dir")
         self.size = size
-
-
-def megabytes(size: int) -> str:
-    return f"{size / (1024 * 1024):.1f} MB"
 
 
 class EditedMeanwhile(StateError):

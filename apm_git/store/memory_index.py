@@ -6,8 +6,9 @@ import re
 import time
 from collections.abc import Collection, Mapping
 
-from apm_git.errors import TooLarge, UnreadableFile, megabytes
+from apm_git.errors import TooLarge, UnreadableFile
 from apm_git.model import dated, index_md, names
+from apm_git.model.limits import megabytes
 from apm_git.model.records import parse
 from apm_git.search import sections
 from apm_git.store import cache, layout
