@@ -43,6 +43,7 @@ class Hooks:
 
     def __init__(self, root: Path, folder: Path, capture: pytest.CaptureFixture[str]) -> None:
         self.root = root
+        self.run: dict[str, str] = {}  # the environment of the script's runs besides APM_GIT_HOOK_RUN
         self.capture = capture
         self.cache = root / ".git" / "apm-git" / CACHE
         self.log = folder / "runner-started"
@@ -60,15 +61,20 @@ class Hooks:
             self.expected[hook, files] = code, out.encode(), err.encode()
         return self.expected[hook, files]
 
-    def sh(self, hook: str, files: tuple[str, ...], stored: bytes | None, *, stub: bool = True) -> Answer:
-        """The script's answer with the findings file as `stored` (None: absent); with `stub`, Python
-        is never started: the answer is then exit code 99 and the runner's arguments in `self.log`."""
+    def sh(self, hook: str, files: tuple[str, ...], stored: bytes | None, *, stub: bool = True,
+           before_index: bool = False) -> Answer:
+        """The script's answer with the findings file as `stored` (None: absent; `before_index`: written
+        before the index was); with `stub`, Python is never started: the answer is then exit code 99
+        and the runner's arguments in `self.log`."""
         self.cache.unlink(missing_ok=True)
         if stored is not None:
             self.cache.write_bytes(stored)
+            if before_index:
+                index = (self.root / ".git/index").stat().st_mtime
+                os.utime(self.cache, (index - 5, index - 5))
         self.log.unlink(missing_ok=True)
-        return run(self.root, (str(BIN / "apm-git-hook"), hook, *files), {"APM_GIT_HOOK_RUN": str(self.stub)}
-                   if stub else {})
+        env = {**self.run, "APM_GIT_HOOK_RUN": str(self.stub)} if stub else {**self.run, "PATH": os.environ["PATH"]}
+        return run(self.root, (str(BIN / "apm-git-hook"), hook, *files), env)
 
     def handed_over(self, hook: str, files: tuple[str, ...]) -> bool:
         """Whether the last `sh` started the runner with exactly the hook's own arguments."""
@@ -78,6 +84,11 @@ class Hooks:
         """What the first hook of a commit leaves for the others."""
         assert self.sh(hook, files, None, stub=False)[0] in (0, 1)
         return self.cache.read_bytes()
+
+    def as_a_pre_commit_run(self) -> None:
+        """Every later run of the script as a hook of one pre-commit run (this process), with no git on
+        PATH: only the run key can answer, and when it cannot, the runner is started (git is kept for it)."""
+        self.run = {"PRE_COMMIT": "1", "PATH": str(self.root / "no-such-folder")}
 
 
 def append(root: Path, name: str, text: str) -> None:
@@ -120,9 +131,14 @@ def cases() -> Iterator[tuple[str, tuple[str, ...]]]:
             yield hook, files
 
 
-def test_stored_findings_answer_without_python_and_as_python_does(hooks: Hooks) -> None:
+@pytest.mark.parametrize("key", ["comparison", "pre-commit run"])
+def test_stored_findings_answer_without_python_and_as_python_does(hooks: Hooks, key: str) -> None:
+    if key == "pre-commit run":
+        hooks.as_a_pre_commit_run()
     stored = hooks.store("apm-budget", STAGED)
     assert stored.startswith(f"apm-git-hook\t{STAMP} ".encode()) and stored.endswith(b"\nend\n")
+    run_line = stored.split(b"\n")[1]
+    assert run_line.startswith(f"run\t{STAMP} {os.getpid()}:".encode()) if hooks.run else run_line == b"run\t-"
     with_findings = set()
     for hook, files in cases():
         answer = hooks.sh(hook, files, stored)
@@ -144,7 +160,10 @@ def test_the_runner_answers_in_process_as_it_does_as_a_command(hooks: Hooks) -> 
         assert run(hooks.root, (str(BIN / "apm-git-hook-run"), hook, *files), {}) == hooks.python(hook, files)
 
 
-def test_absent_stale_torn_or_foreign_findings_are_left_to_python(hooks: Hooks) -> None:
+@pytest.mark.parametrize("key", ["comparison", "pre-commit run"])
+def test_absent_stale_torn_or_foreign_findings_are_left_to_python(hooks: Hooks, key: str) -> None:
+    if key == "pre-commit run":
+        hooks.as_a_pre_commit_run()
     stale = hooks.store("apm-budget", STAGED)
     append(hooks.root, "memory/lessons.md", BROKEN.replace("Broken", "Broken again"))
     git(hooks.root, "add", "-A")  # a new staged state: what was stored is stale
@@ -154,7 +173,7 @@ def test_absent_stale_torn_or_foreign_findings_are_left_to_python(hooks: Hooks) 
     states = {
         "absent": None,
         "stale": stale,
-        "of another build": stored.replace(STAMP.encode(), b"0.0.1/1", 1),
+        "of another build": stored.replace(STAMP.encode(), b"0.0.1/1"),
         "torn before the end line": stored[: stored.rindex(b"end\n")],
         "torn in a finding": b"\n".join(lines[:5]) + b"\n" + lines[5][:10],
         "torn in the header": stored[:15],
@@ -162,10 +181,11 @@ def test_absent_stale_torn_or_foreign_findings_are_left_to_python(hooks: Hooks) 
     }
     for name, state in states.items():
         for hook, files in cases():
-            assert hooks.sh(hook, files, state)[0] == 99, (name, hook, files)
+            assert hooks.sh(hook, files, state, before_index=name == "stale")[0] == 99, (name, hook, files)
             assert hooks.handed_over(hook, files), (name, hook, files)
         hook, files = "apm-record-format", STAGED  # and once with Python itself started
-        assert hooks.sh(hook, files, state, stub=False) == hooks.python(hook, files), name
+        answer = hooks.sh(hook, files, state, stub=False, before_index=name == "stale")
+        assert answer == hooks.python(hook, files), name
     assert hooks.python("apm-record-format", STAGED)[1].count(b"apm-record-format: missing field") == 2
 
 

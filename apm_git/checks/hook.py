@@ -18,10 +18,11 @@ from apm_git import __version__
 from apm_git.checks.manifest import HOOK_IDS, PER_FILE
 
 CACHE = "hook-findings"
-ENV_KEY = "APM_GIT_HOOK_KEY"
+ENV_KEY = "APM_GIT_HOOK_KEY"  # the comparison's key, as the script computed it
+ENV_RUN = "APM_GIT_HOOK_RUN_KEY"  # the pre-commit run's, when the script could know it
 # The layout of hook-findings.  Change it together with scripts/apm-git-hook and bump FORMAT: the
 # build writes STAMP into the script, so a script never reads a file of another layout or version.
-FORMAT = 2
+FORMAT = 3
 STAMP = f"{__version__}/{FORMAT}"
 USAGE = f"usage: apm-git-hook HOOK-ID [FILE...]; HOOK-ID is one of {', '.join(HOOK_IDS)}\n"
 
@@ -77,10 +78,12 @@ def run_hook(hook: str, files: list[str], key: str | None) -> Found:
 def _store(path: str, key: str, prefix: str, checked: list[str], findings: Found) -> None:
     """Leave the findings for the script; nothing when a field holds a tab or a line break, which
     the script's lines cannot carry, or is not UTF-8 (the next hook then computes its own answer)."""
-    fields = [key, prefix, *checked, *(field for finding in findings for field in finding)]
+    run = os.environ.get(ENV_RUN) or "-"
+    fields = [key, run, prefix, *checked, *(field for finding in findings for field in finding)]
     if any("\t" in field or "\n" in field for field in fields):
         return
-    lines = [f"apm-git-hook\t{key}", f",{','.join(HOOK_IDS)},", prefix, "\t" + "".join(f"{name}\t" for name in checked)]
+    lines = [f"apm-git-hook\t{key}", f"run\t{run}", f",{','.join(HOOK_IDS)},", prefix,
+             "\t" + "".join(f"{name}\t" for name in checked)]
     lines += [f"{hook}\t{where if hook in PER_FILE else ''}\t{text}" for hook, where, text in findings]
     from apm_git.store.atomic import write_atomic
 
