@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from apm_git.checks.hook import CACHE, STAMP, main
 from apm_git.checks.manifest import HOOK_IDS
 from apm_git.commands.init import init
+from apm_git.operations.hook_run import CACHE, STAMP, main
 from tests.checks.helpers import record
 from tests.checks.test_no_secrets import SECRETS
 from tests.conftest import git

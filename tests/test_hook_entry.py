@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from apm_git import __version__
-from apm_git.checks.hook import FORMAT, STAMP
+from apm_git.operations.hook_run import FORMAT, STAMP
 from apm_git.store.repo import MemoryRepo
 from hatch_build import stamped
 from tests.conftest import Ran, git

@@ -9,7 +9,7 @@ import zipfile
 from pathlib import Path
 
 from apm_git import __version__
-from apm_git.checks.hook import STAMP
+from apm_git.operations.hook_run import STAMP
 from hatch_build import stamped
 
 ROOT = Path(__file__).resolve().parent.parent
