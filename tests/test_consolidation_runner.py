@@ -8,7 +8,7 @@ from collections.abc import Collection
 import pytest
 
 from apm_git.commands.flush import flush
-from apm_git.dreaming.plan import PlanRefused
+from apm_git.errors import PlanRefused
 from apm_git.operations.consolidation import Planned, run
 from apm_git.operations.stages import DeepSleep, Rem
 from apm_git.store.repo import MemoryRepo, open_repo

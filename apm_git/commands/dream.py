@@ -5,7 +5,7 @@ import dataclasses
 
 from apm_git import clock
 from apm_git.dreaming.due import due_dates
-from apm_git.dreaming.plan import PlanRefused
+from apm_git.errors import PlanRefused
 from apm_git.operations.consolidation import StageResult, run
 from apm_git.operations.stages import DeepSleep, Rem
 from apm_git.store.repo import MemoryRepo

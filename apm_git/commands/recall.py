@@ -38,7 +38,8 @@ class RecallResult:
 
 
 def recall(repo: MemoryRepo, prompt: str, *, budget: int = DEFAULT_BUDGET) -> RecallResult:
-    from apm_git.search.index import Index, NoFts5, Scope
+    from apm_git.errors import NoFts5
+    from apm_git.search.index import Index, Scope
     from apm_git.search.scan import matched, query_terms, scan_sections
 
     result = RecallResult(prompt, [], 0, budget, "index")

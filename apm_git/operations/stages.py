@@ -14,7 +14,6 @@ from apm_git.dreaming.execute import Changes, budget_problems, execute_deep_slee
 from apm_git.dreaming.importing import ImportPlan, execute_import, import_json, import_trailers
 from apm_git.dreaming.plan import (
     DeepSleepPlan,
-    PlanRefused,
     RemPlan,
     deep_sleep_from_json,
     deep_sleep_json,
@@ -24,6 +23,7 @@ from apm_git.dreaming.plan import (
 )
 from apm_git.dreaming.plan_deep_sleep import Memory, plan_deep_sleep
 from apm_git.dreaming.plan_rem import plan_rem
+from apm_git.errors import PlanRefused
 from apm_git.model import dated
 from apm_git.model.records import parse
 from apm_git.operations.consolidation import (
