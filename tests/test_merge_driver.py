@@ -147,3 +147,30 @@ def test_the_driver_leaves_a_file_that_is_not_utf8_as_it_was(tmp_path: Path, run
     ran = run_cli("merge-driver", str(base), str(ours), str(theirs), "memory/blob.md")
     assert ran.exit_code == 3 and "memory/blob.md" in ran.stderr and len(ran.stderr.strip().splitlines()) == 1
     assert ours.read_bytes() == b"\xff\xfe ours\n"
+
+
+def test_a_git_merge_that_puts_a_file_over_its_budget_says_so_and_the_next_rem_settles_it(
+    tmp_path: Path, run_cli: Invoke,
+) -> None:
+    root = memory(tmp_path)  # decisions.md: 16 lines, 21 on each side, 26 merged
+    config = root / "apm.yaml"
+    config.write_text(config.read_text().replace("decisions.md: 200", "decisions.md: 22"))
+    git(root, "commit", "-qam", "a budget of 22 lines", "--no-verify")
+    git(root, "branch", "-f", "other")
+    base = git(root, "rev-parse", "HEAD").strip()
+    text = (root / "memory/decisions.md").read_text()
+    commit_on(root, "other", {"memory/decisions.md": text + rec("Theirs new")})
+    commit_on(root, "main", {"memory/decisions.md": text + rec("Ours new")})
+    ran = merge(root)
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert ("apm-git: WARNING: memory/decisions.md is over its line budget after this merge (26/22 lines): a git merge "
+            "sees one file and cannot archive; the next `apm-git rem`") in ran.stderr
+    lint = run_cli("--repo", str(root), "lint", "--from-ref", base, "--to-ref", "HEAD")
+    assert lint.exit_code == 1
+    assert ("memory/decisions.md:23: apm-budget: 26/22 lines: over its line budget by 4; the next `apm-git rem` (or "
+            "`apm-git dream`, when REM is due) archives its lowest-scored entries (a person's own `git merge` of two "
+            "memories can leave a file over budget; `apm-git sync` archives in its merge)") in lint.stdout
+    rem = run_cli("--repo", str(root), "rem", env={"APM_GIT_NOW": "2026-04-08T10:00:00"})
+    assert rem.exit_code == 0 and "archived 1" in rem.stdout, rem.stdout + rem.stderr
+    lint = run_cli("--repo", str(root), "lint", "--from-ref", base, "--to-ref", "HEAD")
+    assert lint.exit_code == 0, lint.stdout

@@ -436,3 +436,93 @@ def test_a_memory_file_that_is_not_text_changed_on_both_sides_stops_the_merge(
     assert code == 3 and "memory/photo.bin" in err and "git merge origin/main" in err
     assert (server / "memory" / "photo.bin").read_bytes() == b"\xff\xfe server"
     assert git(server, "rev-list", "--merges", "--count", "HEAD").strip() == "0"
+
+
+def decision(day: str, title: str, value: str = "MEDIUM") -> str:
+    return (f"## [{day}] {title}\n- Tags: decision\n"
+            f"- Fitness: last_referenced={day}, hit_count=0, decision_value={value}\n- Body: {title}, and why.\n\n")
+
+
+def over_budget_by_a_merge(run_cli: Invoke, tmp_path: Path, url: str, budget: int = 30) -> tuple[Path, Path, str]:
+    """decisions.md with a budget of 30 lines: 25 on each side, 35 in their union."""
+    laptop = first_clone(tmp_path / "laptop", url)
+    config = laptop / "apm.yaml"
+    config.write_text(config.read_text().replace("decisions.md: 200", f"decisions.md: {budget}"))
+    decisions = laptop / "memory" / "decisions.md"
+    decisions.write_text(decisions.read_text() + decision("2026-01-10", "An old choice", "LOW")
+                         + decision("2026-04-20", "Use uv"))
+    assert sync(run_cli, laptop)[0] == 0
+    base = git(laptop, "rev-parse", "HEAD").strip()
+    server = clone(tmp_path / "server", url)
+    for root, side in ((laptop, "laptop"), (server, "server")):
+        path = root / "memory" / "decisions.md"
+        path.write_text(path.read_text() + decision("2026-05-01", f"Chosen on the {side}")
+                        + decision("2026-05-02", f"Also chosen on the {side}", "HIGH"))
+        assert len(path.read_text().splitlines()) == 25
+    assert sync(run_cli, laptop)[0] == 0
+    return laptop, server, base
+
+
+def test_a_merge_that_puts_a_file_over_its_budget_archives_its_lowest_scored_entries_in_the_merge(
+    run_cli: Invoke, tmp_path: Path, url_by_path: str,
+) -> None:
+    from apm_git.commands.history import history
+    from apm_git.store.repo import open_repo
+
+    laptop, server, base = over_budget_by_a_merge(run_cli, tmp_path, url_by_path)
+    ran = run_cli("--repo", str(server), "--json", "sync", env={"APM_GIT_NOW": NOW})
+    assert ran.exit_code == 0, ran.stderr
+    step = json.loads(ran.stdout)["integrated"][0]
+    archive = "memory/archive/2026-05.md"
+    assert step["kind"] == "merge"
+    assert step["archived"] == [f"2026-01-10-an-old-choice memory/decisions.md -> {archive} (score 0)"]
+    text = sync(run_cli, server)[1]  # nothing left to do; the text output of the merge is tested below
+    assert "up to date" in text
+    merge_commit = step["commit"]
+    assert git(server, "rev-parse", "HEAD").strip() == merge_commit
+    assert len(git(server, "rev-list", "--parents", "-n1", merge_commit).split()) == 3  # in the merge commit itself
+    decisions = git(server, "show", f"{merge_commit}:memory/decisions.md")
+    assert len(decisions.splitlines()) == 30 and "An old choice" not in decisions
+    for title in ("Use uv", "Chosen on the laptop", "Chosen on the server", "Also chosen on the server"):
+        assert title in decisions
+    archived = git(server, "show", f"{merge_commit}:{archive}")
+    assert "## [2026-01-10] An old choice" in archived
+    assert ("- Archived: 2026-05-04 (fitness score: 0, last_referenced: 2026-01-10, from memory/decisions.md)"
+            in archived)
+    message = git(server, "log", "-1", "--format=%B", merge_commit)
+    assert f"Apm-Archive: 2026-01-10-an-old-choice memory/decisions.md -> {archive} (score 0)" in message
+    assert "Apm-Trigger: sync" in message
+    assert "The merge put memory/decisions.md over its line budget: its 1 lowest-scored entry archived" in message
+    # Recorded as REM records it: history finds the archival, diff lists it as archived (not lost), lint is clean.
+    events = history(open_repo(server), "2026-01-10-an-old-choice")
+    assert (events[-1].what, events[-1].commit, events[-1].file) == ("archived", merge_commit[:12], archive)
+    diff = run_cli("--repo", str(server), "--json", "diff", f"{base}..HEAD")
+    assert diff.exit_code == 0, diff.stdout + diff.stderr
+    statuses = {entry["id"]: entry["status"] for entry in json.loads(diff.stdout)["entries"]}
+    assert statuses["2026-01-10-an-old-choice"] == "archived"
+    for root in (server, laptop):
+        if root == laptop:
+            assert sync(run_cli, laptop)[0] == 0  # the laptop fast-forwards to the merge
+        ran = run_cli("--repo", str(root), "--json", "lint", "--from-ref", base, "--to-ref", "HEAD")
+        assert ran.exit_code == 0 and json.loads(ran.stdout)["findings"] == [], ran.stdout
+        ran = run_cli("--repo", str(root), "--json", "lint", "--from-ref", f"{merge_commit}^", "--to-ref", merge_commit)
+        assert ran.exit_code == 0 and json.loads(ran.stdout)["findings"] == [], ran.stdout
+
+
+def test_the_text_output_of_sync_names_what_the_budget_step_archived(
+    run_cli: Invoke, tmp_path: Path, url_by_path: str,
+) -> None:
+    _, server, _ = over_budget_by_a_merge(run_cli, tmp_path, url_by_path)
+    code, out, err = sync(run_cli, server)
+    assert code == 0, err
+    assert ("apm-git: archived 2026-01-10-an-old-choice memory/decisions.md -> memory/archive/2026-05.md (score 0): "
+            "the merge put memory/decisions.md over its line budget") in out
+
+
+def test_a_file_both_sides_had_over_its_budget_is_left_to_rem(run_cli: Invoke, tmp_path: Path, url_by_path: str) -> None:
+    _, server, _ = over_budget_by_a_merge(run_cli, tmp_path, url_by_path, budget=24)
+    ran = run_cli("--repo", str(server), "--json", "sync", env={"APM_GIT_NOW": NOW})
+    assert ran.exit_code == 0, ran.stderr
+    assert json.loads(ran.stdout)["integrated"][0]["archived"] == []
+    assert len((server / "memory" / "decisions.md").read_text().splitlines()) == 35
+    assert not (server / "memory" / "archive" / "2026-05.md").exists()
