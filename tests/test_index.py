@@ -96,3 +96,34 @@ def test_too_many_files_are_summarized_by_folder(repo: MemoryRepo, run_cli: Invo
     (repo.memory / "research").rename(repo.memory / "studies")  # the index now names a folder that is gone
     ran = run_cli("--repo", str(repo.root), "lint", "--all")
     assert ran.exit_code == 1 and "names the folder research/, which holds no memory file" in ran.stdout
+
+
+def test_the_conflicts_section_lists_entries_in_conflict_in_every_file_that_holds_records(repo: MemoryRepo) -> None:
+    def conflicting(day: str, title: str, other: str) -> str:
+        return record(day, title, tags="lesson", extra=f"- Conflicts: {other} — both sides changed it\n")
+
+    fill(repo)  # lessons.md: one entry in conflict
+    (repo.memory / "2026-04-06.md").write_text(
+        "# Journal\n\n" + conflicting("2026-04-06", "Fixed cron", "2026-04-06-fixed-cron-merge-other-version"))
+    group = repo.memory / "groups" / "ops"
+    group.mkdir(parents=True)
+    (group / "experience.md").write_text("# Experience\n\n" + conflicting("2026-04-03", "Pager rota", "2026-04-03-x"))
+    (repo.memory / "projects").mkdir()
+    (repo.memory / "projects" / "alpha.md").write_text(
+        "# Alpha\n\n" + conflicting("2026-04-04", "Alpha plan", "2026-04-04-y"))
+    archive = repo.memory / "archive"
+    archive.mkdir()
+    (archive / "2026-03.md").write_text("# Archive\n\n" + conflicting("2026-03-01", "Old", "2026-03-01-z"))
+    text = build_index(repo, DAY)
+    rows = text.split(index_md.CONFLICTS)[1]
+    assert [line.split(" | ")[:2] for line in rows.splitlines() if line.startswith("| 2026-")] == [
+        ["| 2026-04-05-flaky-test", "lessons.md"],
+        ["| 2026-04-06-fixed-cron", "2026-04-06.md"],
+        ["| 2026-04-03-pager-rota", "groups/ops/experience.md"],
+        ["| 2026-04-04-alpha-plan", "projects/alpha.md"],
+    ]  # category files, then journals, then every other file; the archive holds history, not conflicts
+    assert "groups/ops/experience.md" not in text.split("## Daily Journals")[0]  # groups/ keep their own index
+    again = build_index(repo, DAY)  # the second build reads the unchanged files from the cache: the same rows
+    assert again == text
+    (group / "experience.md").write_text("# Experience\n\n" + record("2026-04-03", "Pager rota", tags="lesson"))
+    assert "groups/ops/experience.md" not in build_index(repo, DAY)  # settled: the cache row was read again
