@@ -438,6 +438,26 @@ def test_a_memory_file_that_is_not_text_changed_on_both_sides_stops_the_merge(
     assert git(server, "rev-list", "--merges", "--count", "HEAD").strip() == "0"
 
 
+def test_lint_passes_after_a_merge_that_kept_both_versions(run_cli: Invoke, tmp_path: Path, url_by_path: str) -> None:
+    laptop = first_clone(tmp_path / "laptop", url_by_path)
+    add(run_cli, laptop, "shared lesson")
+    assert sync(run_cli, laptop)[0] == 0
+    base = git(laptop, "rev-parse", "HEAD").strip()
+    server = clone(tmp_path / "server", url_by_path)
+    journal = "memory/2026-05-04.md"
+    for root, text in ((laptop, "the laptop's version"), (server, "the server's version")):
+        path = root / journal
+        path.write_text(path.read_text().replace("shared lesson: what was learned", text))
+    assert sync(run_cli, laptop)[0] == 0
+    assert sync(run_cli, server)[0] == 1
+    ran = run_cli("--repo", str(server), "lint", "--from-ref", base, "--to-ref", "HEAD")
+    assert ran.exit_code == 0, ran.stdout + ran.stderr
+    assert "1 merge commit(s) against each parent" in ran.stderr
+    status = run_cli("--repo", str(server), "status")
+    assert "Entries in conflict: 2" in status.stdout
+    assert "2026-05-04-shared-lesson" in status.stdout
+
+
 def decision(day: str, title: str, value: str = "MEDIUM") -> str:
     return (f"## [{day}] {title}\n- Tags: decision\n"
             f"- Fitness: last_referenced={day}, hit_count=0, decision_value={value}\n- Body: {title}, and why.\n\n")
