@@ -456,6 +456,8 @@ def test_lint_passes_after_a_merge_that_kept_both_versions(run_cli: Invoke, tmp_
     status = run_cli("--repo", str(server), "status")
     assert "Entries in conflict: 2" in status.stdout
     assert "2026-05-04-shared-lesson" in status.stdout
+    index = (server / "memory" / "INDEX.md").read_text()  # rebuilt from the merged files: the journal's conflict
+    assert "| 2026-05-04-shared-lesson | 2026-05-04.md | 2026-05-04-shared-lesson-merge-other-version — " in index
 
 
 def decision(day: str, title: str, value: str = "MEDIUM") -> str:

@@ -70,7 +70,7 @@ def merge(repo: MemoryRepo, head: str, theirs: str, source: str) -> Integrated:
     files = dict(outcome.files)
     budget = within_budgets(repo, files, ours_files, theirs_files)
     index = repo.repo_path(names.INDEX)
-    if index in outcome.rebuild or budget.plan.archivals:
+    if index in outcome.rebuild or budget.plan.archivals or outcome.conflicts:  # its rows, or its Conflicts section
         files[index] = merged_index(repo, files, ours_files.get(index))
     lost = lost_entries(base_files, ours_files, theirs_files, files, memory_dir=memory)
     if lost:
