@@ -291,18 +291,26 @@ def test_a_push_rejected_mid_sync_fetches_merges_and_pushes_again(
     assert "learned on the laptop" in journal and "learned on the server" in journal
 
 
+def edited_on_both_sides(run_cli: Invoke, tmp_path: Path, url: str) -> tuple[Path, Path, str]:
+    """One journal entry whose body the laptop and the server changed differently; the laptop has pushed.
+    The clones, and the commit both started from."""
+    laptop = first_clone(tmp_path / "laptop", url)
+    add(run_cli, laptop, "shared lesson")
+    assert sync(run_cli, laptop)[0] == 0
+    base = git(laptop, "rev-parse", "HEAD").strip()
+    server = clone(tmp_path / "server", url)
+    for root, text in ((laptop, "the laptop's version"), (server, "the server's version")):
+        path = root / "memory" / "2026-05-04.md"
+        path.write_text(path.read_text().replace("shared lesson: what was learned", text))
+    assert sync(run_cli, laptop)[0] == 0
+    return laptop, server, base
+
+
 def test_a_conflict_is_kept_for_a_person_committed_pushed_and_exits_1(
     run_cli: Invoke, tmp_path: Path, url_by_path: str,
 ) -> None:
-    laptop = first_clone(tmp_path / "laptop", url_by_path)
-    add(run_cli, laptop, "shared lesson")
-    assert sync(run_cli, laptop)[0] == 0
-    server = clone(tmp_path / "server", url_by_path)
+    _, server, _ = edited_on_both_sides(run_cli, tmp_path, url_by_path)
     journal = "memory/2026-05-04.md"
-    for root, text in ((laptop, "the laptop's version"), (server, "the server's version")):
-        path = root / journal
-        path.write_text(path.read_text().replace("shared lesson: what was learned", text))
-    assert sync(run_cli, laptop)[0] == 0
     code, out, err = sync(run_cli, server)
     assert code == 1, err
     assert "CONFLICT" in err and "2026-05-04-shared-lesson" in err
@@ -438,17 +446,9 @@ def test_a_memory_file_that_is_not_text_changed_on_both_sides_stops_the_merge(
     assert git(server, "rev-list", "--merges", "--count", "HEAD").strip() == "0"
 
 
+
 def test_lint_passes_after_a_merge_that_kept_both_versions(run_cli: Invoke, tmp_path: Path, url_by_path: str) -> None:
-    laptop = first_clone(tmp_path / "laptop", url_by_path)
-    add(run_cli, laptop, "shared lesson")
-    assert sync(run_cli, laptop)[0] == 0
-    base = git(laptop, "rev-parse", "HEAD").strip()
-    server = clone(tmp_path / "server", url_by_path)
-    journal = "memory/2026-05-04.md"
-    for root, text in ((laptop, "the laptop's version"), (server, "the server's version")):
-        path = root / journal
-        path.write_text(path.read_text().replace("shared lesson: what was learned", text))
-    assert sync(run_cli, laptop)[0] == 0
+    _, server, base = edited_on_both_sides(run_cli, tmp_path, url_by_path)
     assert sync(run_cli, server)[0] == 1
     ran = run_cli("--repo", str(server), "lint", "--from-ref", base, "--to-ref", "HEAD")
     assert ran.exit_code == 0, ran.stdout + ran.stderr
@@ -541,7 +541,9 @@ def test_the_text_output_of_sync_names_what_the_budget_step_archived(
             "the merge put memory/decisions.md over its line budget") in out
 
 
-def test_a_file_both_sides_had_over_its_budget_is_left_to_rem(run_cli: Invoke, tmp_path: Path, url_by_path: str) -> None:
+def test_a_file_both_sides_had_over_its_budget_is_left_to_rem(
+    run_cli: Invoke, tmp_path: Path, url_by_path: str,
+) -> None:
     _, server, _ = over_budget_by_a_merge(run_cli, tmp_path, url_by_path, budget=24)
     ran = run_cli("--repo", str(server), "--json", "sync", env={"APM_GIT_NOW": NOW})
     assert ran.exit_code == 0, ran.stderr
