@@ -81,8 +81,8 @@ def build(repo_path: Path | None) -> MCPServer[Any]:
         pending or anchor; value: HIGH, MEDIUM or LOW. Not committed until `flush`."""
         from apm_git.commands.journal import add
         from apm_git.errors import UsageError
+        from apm_git.model.config import KINDS
         from apm_git.model.fitness import VALUES
-        from apm_git.store.config import KINDS
 
         def work(repo: MemoryRepo) -> str:
             if kind not in KINDS or value not in VALUES:

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import dataclasses
 
+from apm_git.model.config import Load
 from apm_git.store import tokens
-from apm_git.store.config import Load
 from apm_git.store.session import Held
 
 CORE = ("P0", "P1", "P2")

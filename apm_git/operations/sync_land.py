@@ -17,10 +17,10 @@ from apm_git import clock, git
 from apm_git.dreaming.plan import RemPlan, rem_trailers
 from apm_git.dreaming.plan_rem import RemOutcome, plan_budget
 from apm_git.errors import StateError
-from apm_git.model import names
+from apm_git.model import dated, names
 from apm_git.model import trailers as trailer_model
 from apm_git.model.records import count_lines
-from apm_git.store import landing, layout
+from apm_git.store import landing
 from apm_git.store.repo import MemoryRepo
 
 BACKUP_PREFIX = "refs/apm-git/backup/"
@@ -132,7 +132,7 @@ def within_budgets(
             continue
         texts[rel] = text
     today = clock.today()
-    archive = repo.repo_path(layout.archive_file(today))
+    archive = repo.repo_path(dated.archive_file(today))
     outcome = plan_budget(texts, files.get(archive), today, config)
     for rel, text in outcome.writes.items():
         files[repo.repo_path(rel)] = text
