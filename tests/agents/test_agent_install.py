@@ -131,6 +131,7 @@ def test_corrupt_settings_file_is_left_alone(layout: tuple[Path, MemoryRepo]) ->
     assert path.read_text() == '{"hooks": ['
 
 
+@pytest.mark.slow
 def test_memory_outside_the_project_through_the_installed_commands(layout: tuple[Path, MemoryRepo]) -> None:
     project, memory = layout
     assert run_apm("hooks", "install", "claude-code", "--memory", str(memory.root), "--recall",
@@ -170,6 +171,7 @@ def test_memory_outside_the_project_through_the_installed_commands(layout: tuple
     assert end.returncode == 0, end.stderr
 
 
+@pytest.mark.slow
 def test_status_runs_each_hook_and_reports_pass(layout: tuple[Path, MemoryRepo]) -> None:
     project, memory = layout
     assert run_apm("hooks", "install", "claude-code", "--memory", str(memory.root), "--recall",

@@ -79,6 +79,7 @@ def assert_same(name: str, fast: tuple[int, bytes, bytes], full: tuple[int, byte
     assert len(fast[2].splitlines()) <= 1, name  # an error is one line
 
 
+@pytest.mark.slow
 def test_same_bytes_with_the_memory_named(memory: MemoryRepo, tmp_path: Path) -> None:
     project = tmp_path / "project"
     project.mkdir()
@@ -92,6 +93,7 @@ def test_same_bytes_with_the_memory_named(memory: MemoryRepo, tmp_path: Path) ->
     assert fast[0] == 3 and b"not valid UTF-8" in fast[2]
 
 
+@pytest.mark.slow
 def test_same_bytes_with_the_memory_found_from_the_payload(memory: MemoryRepo, tmp_path: Path) -> None:
     project = tmp_path / "project"
     project.mkdir()
@@ -149,6 +151,7 @@ def test_the_hook_path_imports_neither_click_nor_tiktoken_once_counted(memory: M
     assert err.decode().strip() == "[] 0"
 
 
+@pytest.mark.slow
 def test_install_writes_the_light_entry_and_replaces_the_old_command(memory: MemoryRepo, tmp_path: Path) -> None:
     project = tmp_path / "project"
     path = project / ".claude" / "settings.json"

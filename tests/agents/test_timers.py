@@ -7,6 +7,8 @@ import shlex
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from apm_git.commands.journal import add
 from apm_git.store.repo import MemoryRepo
 from tests.conftest import git, run_apm
@@ -76,6 +78,7 @@ def test_timer_outside_a_memory_repository_names_the_fix(tmp_path: Path) -> None
     assert not (tmp_path / "crontab").exists()
 
 
+@pytest.mark.slow
 def test_hooks_status_reports_the_timers(repo: MemoryRepo, tmp_path: Path) -> None:
     table = tmp_path / "crontab"
     env = {"XDG_CONFIG_HOME": str(tmp_path / "config"), "APM_GIT_CRONTAB_FILE": str(table)}

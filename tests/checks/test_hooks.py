@@ -61,6 +61,7 @@ def test_a_malformed_record_is_rejected_with_its_line(hooked: Path) -> None:
     assert "memory/lessons.md:7: apm-record-format: missing field '- Fitness:'" in ran.stdout
 
 
+@pytest.mark.slow
 def test_append_only_index_rules(hooked: Path) -> None:
     index = hooked / "memory/main/index.md"
     original = index.read_text()
@@ -78,6 +79,7 @@ def test_append_only_index_rules(hooked: Path) -> None:
     assert ran.exit_code == 1 and "append-only file deleted" in ran.stdout
 
 
+@pytest.mark.slow
 def test_a_deleted_entry_is_rejected_and_the_same_entry_archived_is_accepted(hooked: Path) -> None:
     entry = record("2026-01-15", "Old server config", body="nginx on port 8080")
     append(hooked / "memory/decisions.md", "\n" + entry)
@@ -95,6 +97,7 @@ def test_a_deleted_entry_is_rejected_and_the_same_entry_archived_is_accepted(hoo
 
 
 @pytest.mark.parametrize("kind", sorted(SECRETS))
+@pytest.mark.slow
 def test_each_secret_kind_is_rejected(hooked: Path, kind: str) -> None:
     append(hooked / "memory/tools-config.md", "\n" + record("2026-04-06", "Access", tags="tool", body=SECRETS[kind]))
     ran = commit(hooked)
@@ -102,6 +105,7 @@ def test_each_secret_kind_is_rejected(hooked: Path, kind: str) -> None:
     assert f"memory/tools-config.md:10: apm-no-secrets: looks like a credential ({kind})" in ran.stdout
 
 
+@pytest.mark.slow
 def test_an_index_row_for_a_missing_file_is_rejected_until_apm_git_index(hooked: Path) -> None:
     append(hooked / "memory/decisions.md", "\n" + record("2026-04-06", "Redis cache strategy"))
     index = hooked / "memory/INDEX.md"
@@ -116,6 +120,7 @@ def test_an_index_row_for_a_missing_file_is_rejected_until_apm_git_index(hooked:
     assert ran.exit_code == 0, ran.stdout
 
 
+@pytest.mark.slow
 def test_a_new_journal_needs_the_index_rebuilt_and_flush_does_that(hooked: Path) -> None:
     env = {"APM_GIT_NOW": "2026-04-06T10:00:00"}
     assert run_apm("journal", "add", "Chose Redis", "--kind", "decision", cwd=hooked, env=env).exit_code == 0
@@ -151,6 +156,7 @@ def test_hooks_never_modify_files(hooked: Path) -> None:
     assert git(hooked, "status", "--porcelain") == before
 
 
+@pytest.mark.slow
 def test_pre_commit_run_between_two_refs_as_ci_does(hooked: Path) -> None:
     append(hooked / "memory/lessons.md", "\n## [2026-04-06] Broken\n- Tags: lesson\n- Body: no fitness\n")
     git(hooked, "commit", "-qam", "sneak it in", "--no-verify")
@@ -160,6 +166,7 @@ def test_pre_commit_run_between_two_refs_as_ci_does(hooked: Path) -> None:
     assert "memory/lessons.md:7: apm-record-format: missing field '- Fitness:'" in proc.stdout
 
 
+@pytest.mark.slow
 def test_a_journal_moved_whole_into_the_archive_is_accepted(hooked: Path) -> None:
     env = {"APM_GIT_NOW": "2026-04-06T10:00:00"}
     assert run_apm("journal", "add", "Chose Redis", "--kind", "decision", cwd=hooked, env=env).exit_code == 0
@@ -185,6 +192,7 @@ def test_hooks_in_a_linked_worktree(hooked: Path, tmp_path: Path) -> None:
     assert (hooked / ".git/worktrees/other/apm-git/hook-findings").is_file()
 
 
+@pytest.mark.slow
 def test_a_routing_row_for_a_missing_file_is_rejected_until_the_file_exists(hooked: Path) -> None:
     index = hooked / "memory/main/index.md"
     append(index, "| deploy, release | runbook.md | P2 |\n")
@@ -209,6 +217,7 @@ def test_lint_reports_a_group_index_routing_to_a_missing_file(tmp_path: Path) ->
     assert "memory/groups/team-a.md:" in ran.stdout and "routing row names people.md" in ran.stdout
 
 
+@pytest.mark.slow
 def test_write_back_to_an_index_passes_the_append_only_hook(hooked: Path) -> None:
     (hooked / "memory/main/projects").mkdir()
     (hooked / "memory/main/projects/api.md").write_text("# API project\n")

@@ -40,6 +40,7 @@ def test_the_config_names_the_installed_hook_script(hooked: Path) -> None:
     assert script in (hooked / ".pre-commit-config.yaml").read_text()
 
 
+@pytest.mark.slow
 def test_a_commit_with_a_minimal_path_runs_the_hooks(hooked: Path) -> None:
     decisions = hooked / "memory/decisions.md"
     decisions.write_text(decisions.read_text() + "\n" + record("2026-04-06", "Redis cache strategy"))

@@ -207,6 +207,7 @@ def test_a_baseline_that_cannot_be_read_stops_lint_with_one_line_and_flush_still
     assert git(root, "status", "--porcelain", "--", "memory/2026-02-12.md") == ""
 
 
+@pytest.mark.slow
 def test_the_hooks_report_only_what_is_new_after_adoption(tmp_path: Path) -> None:
     from apm_git.commands.init import init as init_repo
     from tests.checks.test_hooks import commit

@@ -151,6 +151,7 @@ def test_a_link_in_place_of_the_workflow_is_refused(repo: MemoryRepo, run_cli: I
     assert elsewhere.read_text() == "keep: me\n"
 
 
+@pytest.mark.slow
 def test_the_workflow_steps_pass_on_a_clean_range_with_dreams_and_a_merge(
     repo: MemoryRepo, run_cli: Invoke, tmp_path: Path,
 ) -> None:
@@ -172,6 +173,7 @@ def test_the_workflow_steps_pass_on_a_clean_range_with_dreams_and_a_merge(
     assert job.env(step, work)["GATE"] == "success"
 
 
+@pytest.mark.slow
 def test_the_gate_fails_on_a_merge_that_drops_an_entry(repo: MemoryRepo, run_cli: Invoke, tmp_path: Path) -> None:
     review, dropped = review_whose_merge_drops_an_entry(run_cli, repo.root)
     ci(run_cli, repo, "github")
@@ -182,6 +184,7 @@ def test_the_gate_fails_on_a_merge_that_drops_an_entry(repo: MemoryRepo, run_cli
     assert f"apm-no-loss: merge {review.merge[:12]} against its parent 2" in gate.stdout and dropped in gate.stdout
 
 
+@pytest.mark.slow
 def test_the_gate_fails_on_a_range_that_loses_an_entry(repo: MemoryRepo, run_cli: Invoke, tmp_path: Path) -> None:
     review = review_with_dreams_and_a_merge(run_cli, repo.root)
     git(repo.root, "rm", "--quiet", "memory/lessons.md")
@@ -269,6 +272,7 @@ def gitlab_env(job: dict[str, Any], tmp: Path, **ci_vars: str) -> dict[str, str]
             **{name: str(value) for name, value in job["variables"].items()}, **ci_vars}
 
 
+@pytest.mark.slow
 def test_ci_gitlab_writes_a_job_whose_script_runs_the_same_gate(
     repo: MemoryRepo, run_cli: Invoke, tmp_path: Path,
 ) -> None:
@@ -304,6 +308,7 @@ def test_ci_gitlab_writes_a_job_whose_script_runs_the_same_gate(
     assert code == 0 and "unchanged" in out and "include" not in out
 
 
+@pytest.mark.slow
 def test_the_gitlab_gate_fails_on_a_merge_that_drops_an_entry(
     repo: MemoryRepo, run_cli: Invoke, tmp_path: Path,
 ) -> None:
@@ -320,6 +325,7 @@ def test_the_gitlab_gate_fails_on_a_merge_that_drops_an_entry(
     assert (work / "apm-memory-diff.md").read_text().strip(), "the diff is there, for the artifact"
 
 
+@pytest.mark.slow
 def test_a_one_commit_checkout_fails_the_gate_instead_of_passing_on_nothing(
     repo: MemoryRepo, run_cli: Invoke, tmp_path: Path,
 ) -> None:

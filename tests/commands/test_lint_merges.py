@@ -5,6 +5,8 @@ import json
 import os
 import subprocess
 
+import pytest
+
 from apm_git.store.repo import MemoryRepo
 from tests.conftest import Invoke, git
 from tests.histories import (
@@ -29,6 +31,7 @@ def no_loss(data: dict[str, object]) -> list[str]:
     return [finding["message"] for finding in findings if finding["hook"] == "apm-no-loss"]
 
 
+@pytest.mark.slow
 def test_a_range_with_flushes_dreams_and_a_merge_passes(repo: MemoryRepo, run_cli: Invoke) -> None:
     review = review_with_dreams_and_a_merge(run_cli, repo.root)
     trailers = git(repo.root, "log", "--format=%(trailers:only,unfold)", f"{review.base}..{review.head}")
@@ -41,6 +44,7 @@ def test_a_range_with_flushes_dreams_and_a_merge_passes(repo: MemoryRepo, run_cl
     assert "1 merge commit(s) against each parent" in ran.stderr
 
 
+@pytest.mark.slow
 def test_a_merge_that_drops_an_entry_of_one_parent_fails(repo: MemoryRepo, run_cli: Invoke) -> None:
     review, dropped = review_whose_merge_drops_an_entry(run_cli, repo.root)
     side = commit_id(repo.root, f"{review.merge}^2")
@@ -80,6 +84,7 @@ def test_a_merge_may_drop_an_entry_the_other_side_forgot(repo: MemoryRepo, run_c
     assert data["merges"] == [merged]
 
 
+@pytest.mark.slow
 def test_an_entry_lost_by_hand_in_a_range_fails_and_is_said_once(repo: MemoryRepo, run_cli: Invoke) -> None:
     review = review_with_dreams_and_a_merge(run_cli, repo.root)
     lessons = repo.memory / "lessons.md"
@@ -105,6 +110,7 @@ def test_an_entry_lost_by_hand_in_a_range_fails_and_is_said_once(repo: MemoryRep
     assert len([m for m in no_loss(data) if "2026-05-10-retry-the-flaky-test-once" in m]) == 1
 
 
+@pytest.mark.slow
 def test_a_deleted_file_in_a_range_fails(repo: MemoryRepo, run_cli: Invoke) -> None:
     review = review_with_dreams_and_a_merge(run_cli, repo.root)
     git(repo.root, "rm", "--quiet", "memory/lessons.md")
@@ -114,6 +120,7 @@ def test_a_deleted_file_in_a_range_fails(repo: MemoryRepo, run_cli: Invoke) -> N
     assert any("2026-05-10-retry-the-flaky-test-once" in message for message in no_loss(data))
 
 
+@pytest.mark.slow
 def test_the_pre_commit_hook_between_two_refs_checks_merges_too(repo: MemoryRepo, run_cli: Invoke) -> None:
     review, dropped = review_whose_merge_drops_an_entry(run_cli, repo.root)
     proc = subprocess.run(
@@ -125,6 +132,7 @@ def test_the_pre_commit_hook_between_two_refs_checks_merges_too(repo: MemoryRepo
     assert f"merge {review.merge[:12]} against its parent 2" in proc.stdout and dropped in proc.stdout
 
 
+@pytest.mark.slow
 def test_only_a_base_checks_the_merges_up_to_head_and_plain_lint_lists_none(repo: MemoryRepo, run_cli: Invoke) -> None:
     review, dropped = review_whose_merge_drops_an_entry(run_cli, repo.root)
     ran = run_cli("--repo", str(repo.root), "--json", "lint", "--from-ref", review.base)  # the work tree as new side

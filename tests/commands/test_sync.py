@@ -13,7 +13,7 @@ from tests.sync_helpers import bare_remote, clone, first_clone, git, git_daemon
 NOW = "2026-05-04T10:00:00"
 
 
-@pytest.fixture(params=["path", "daemon"])
+@pytest.fixture(params=["path", pytest.param("daemon", marks=pytest.mark.slow)])  # a real git daemon: slow
 def url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     """The URL of an empty bare remote, by path or through `git daemon`."""
     remote = bare_remote(tmp_path)
@@ -313,6 +313,7 @@ def test_a_conflict_is_kept_for_a_person_committed_pushed_and_exits_1(
     assert "<<<<<<<" not in text and ">>>>>>>" not in text
 
 
+@pytest.mark.slow
 def test_one_branch_per_agent_and_a_consolidating_agent(run_cli: Invoke, tmp_path: Path, url_by_path: str) -> None:
     hub = first_clone(tmp_path / "hub", url_by_path)
     assert sync(run_cli, hub)[0] == 0
@@ -389,6 +390,7 @@ def test_a_file_the_flush_withholds_stays_out_and_is_named(run_cli: Invoke, tmp_
     assert lessons.read_text() == text  # left on disk, as flush leaves it
 
 
+@pytest.mark.slow
 def test_a_push_that_keeps_losing_the_race_gives_up_after_5_rounds_with_exit_3(
     run_cli: Invoke, tmp_path: Path, url_by_path: str,
 ) -> None:

@@ -65,6 +65,7 @@ def _memory_rename(point: Point) -> bool:
 
 
 @needs_strace
+@pytest.mark.slow
 def test_killed_after_the_branch_moved_the_next_reader_finishes_the_work_tree(work: Path) -> None:
     template, root = _killed_at(work, "deep-sleep", _memory_rename, "moved")
     moved = _git(root, "rev-parse", "HEAD")
@@ -80,6 +81,7 @@ def test_killed_after_the_branch_moved_the_next_reader_finishes_the_work_tree(wo
 
 
 @needs_strace
+@pytest.mark.slow
 def test_killed_before_the_branch_moved_nothing_had_changed(work: Path) -> None:
     template, root = _killed_at(work, "rem", lambda p: p.syscall == "fsync" and p.what == ".git/apm-git", "unmoved")
     assert (root / JOURNAL).exists()  # on disk before the branch moves
@@ -93,6 +95,7 @@ def test_killed_before_the_branch_moved_nothing_had_changed(work: Path) -> None:
 
 
 @needs_strace
+@pytest.mark.slow
 def test_a_file_changed_meanwhile_is_left_and_named(work: Path) -> None:
     template, root = _killed_at(work, "deep-sleep", _memory_rename, "edited")
     journal = root / "memory/2026-05-30.md"
@@ -108,6 +111,7 @@ def test_a_file_changed_meanwhile_is_left_and_named(work: Path) -> None:
 
 
 @needs_strace
+@pytest.mark.slow
 def test_lint_never_writes_it_only_says_a_commit_is_unfinished(work: Path) -> None:
     _, root = _killed_at(work, "deep-sleep", _memory_rename, "lint")
     dirty = _git(root, "status", "--porcelain")
@@ -118,6 +122,7 @@ def test_lint_never_writes_it_only_says_a_commit_is_unfinished(work: Path) -> No
 
 
 @needs_strace
+@pytest.mark.slow
 def test_a_reader_that_finds_the_lock_held_reads_on_and_says_so(work: Path) -> None:
     from filelock import FileLock
 
@@ -128,6 +133,7 @@ def test_a_reader_that_finds_the_lock_held_reads_on_and_says_so(work: Path) -> N
     assert (root / JOURNAL).exists()
 
 
+@pytest.mark.slow
 def test_a_journal_apm_git_did_not_write_is_one_line_and_changes_nothing(work: Path) -> None:
     (work / "corrupt").mkdir()
     root = prepare(work / "corrupt", "flush")
@@ -140,6 +146,7 @@ def test_a_journal_apm_git_did_not_write_is_one_line_and_changes_nothing(work: P
     assert _git(root, "status", "--porcelain") == before
 
 
+@pytest.mark.slow
 def test_a_temporary_file_a_kill_left_is_swept_never_committed(work: Path) -> None:
     (work / "temporary").mkdir()
     root = prepare(work / "temporary", "flush")
@@ -157,6 +164,7 @@ def test_a_temporary_file_a_kill_left_is_swept_never_committed(work: Path) -> No
     "deep-sleep",  # the issue's case, in every run of the suite; the others are slow
     *(pytest.param(command, marks=sweep) for command in faults.COMMANDS if command != "deep-sleep"),
 ])
+@pytest.mark.slow
 def test_every_rename_point(work: Path, command: str) -> None:
     """Killed at each rename (and unlink) of the apm-git process: the next command loses nothing."""
     folder = work / f"renames-{command}"

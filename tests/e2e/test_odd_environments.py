@@ -151,6 +151,7 @@ def c_locale() -> dict[str, str]:
     return {**env, "LC_ALL": "C", "PYTHONUTF8": "0", "PYTHONIOENCODING": ""}
 
 
+@pytest.mark.slow
 def test_lang_c_writes_and_prints_non_ascii_entries(repo: MemoryRepo) -> None:
     def run(*args: str) -> subprocess.CompletedProcess[str]:
         proc = subprocess.run((sys.executable, "-m", "apm_git", *args), cwd=repo.root, capture_output=True,

@@ -8,9 +8,12 @@ import venv
 import zipfile
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
+@pytest.mark.slow
 def test_wheel_ships_templates_and_runs_from_anywhere(tmp_path: Path) -> None:
     dist = tmp_path / "dist"
     subprocess.run(

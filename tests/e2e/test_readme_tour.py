@@ -4,6 +4,8 @@ from __future__ import annotations
 import shlex
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import run_apm
 
 README = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
@@ -23,6 +25,7 @@ def tour_commands() -> list[list[str]]:
     return commands
 
 
+@pytest.mark.slow
 def test_the_tour_runs_as_written(tmp_path: Path) -> None:
     commands = tour_commands()
     assert [words[1] for words in commands] == [

@@ -5,6 +5,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pytest
+
 from apm_git.store.repo import open_repo
 from tests.conftest import git
 
@@ -13,6 +15,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 from simulate_year import lint_every_commit, simulate
 
 
+@pytest.mark.slow
 def test_thirty_days_lose_nothing_keep_every_budget_and_pass_lint(tmp_path: Path) -> None:
     report = simulate(tmp_path / "mem", days=30, seed=11, lint=lint_every_commit)
     written = set(report.written)

@@ -55,6 +55,7 @@ EXPECTED = {
 }
 
 
+@pytest.mark.slow
 def test_each_hook_id_runs_through_try_repo(tmp_path: Path, hook_repo: tuple[Path, str]) -> None:
     memory = init(tmp_path / "mem", install=False).root
     clean = try_repo(memory, hook_repo, "apm-no-loss")

@@ -51,6 +51,7 @@ def notes(repo: MemoryRepo) -> Path:
     return repo.root
 
 
+@pytest.mark.slow
 def test_rm_rf_memory_keeps_every_free_form_file(notes: Path) -> None:
     before = tracked(notes)
     assert set(NOTES) <= set(before)
@@ -81,6 +82,7 @@ def _named(line: str) -> int:
     return int(line.split("WARNING: ", 1)[1].split()[0])
 
 
+@pytest.mark.slow
 def test_a_file_deleted_by_hand_is_kept_and_named_the_rest_commits(notes: Path) -> None:
     (notes / "memory/runbook.md").unlink()
     (notes / "memory/projects/payments.md").write_text(NOTES["memory/projects/payments.md"] + "Use idempotency keys.\n")
@@ -121,6 +123,7 @@ def test_a_git_rm_is_committed_as_a_deletion(notes: Path) -> None:
     assert "D\tmemory/people/alice.md" in git(notes, "show", "--name-status", "--format=", "HEAD")
 
 
+@pytest.mark.slow
 def test_an_emptied_file_counts_as_deleted(notes: Path) -> None:
     (notes / "memory/runbook.md").write_text("")
     (notes / "memory/people/alice.md").write_text("# Alice\n\n")  # only a heading left: holds nothing

@@ -240,6 +240,7 @@ def test_a_range_with_a_merge_commit(story: Story) -> None:
     assert side["sections"] == []
 
 
+@pytest.mark.slow
 def test_the_markdown_stays_under_githubs_comment_limit(repo: MemoryRepo, run_cli: Invoke) -> None:
     body = "A long decision body that says a great deal about caching, retries, queues and deploys. " * 3
     write(repo.memory, "decisions.md", *[record("2026-05-01", f"Decision number {i}", body=body)

@@ -5,6 +5,7 @@ import os
 import subprocess
 import sys
 
+import pytest
 from filelock import FileLock
 
 from apm_git.model.records import parse
@@ -14,6 +15,7 @@ from tests.conftest import git, run_apm
 WRITERS = 8
 
 
+@pytest.mark.slow
 def test_concurrent_journal_adds_and_flushes_lose_nothing(repo: MemoryRepo) -> None:
     script = (
         "import subprocess, sys\n"
