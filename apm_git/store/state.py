@@ -12,50 +12,9 @@ from typing import Any
 from apm_git import clock, jsontext
 from apm_git.errors import CorruptStateFile, UnknownRoom
 from apm_git.model.names import FLUSH_STATE, GROUP_NAMES
+from apm_git.model.state_files import PROBLEMS
 from apm_git.store import cache
-from apm_git.store.repo import GROUP_NAME_RULE, STATE_DIR, MemoryRepo, is_group_name
-
-
-def group_names_problem(data: Any) -> str | None:
-    """What is wrong with the parsed `group_names.json`, or None when it is usable."""
-    if not isinstance(data, dict):
-        return 'must be an object {"<room id>": "<group name>"}'
-    for room, name in data.items():
-        if not is_group_name(name):
-            return f"room {room!r} maps to unsafe group name {name!r} ({GROUP_NAME_RULE})"
-    return None
-
-
-def flush_state_problem(data: Any) -> str | None:
-    """What is wrong with the parsed `flush-state.json`, or None when it is usable."""
-    if not isinstance(data, dict):
-        return "must be an object with groups, main_session and pending_items"
-    for key, kind in (("groups", dict), ("main_session", dict), ("pending_items", list), ("dreaming", dict)):
-        if key in data and not isinstance(data[key], kind):
-            return f"{key!r} must be a JSON {'object' if kind is dict else 'array'}"
-    for key, value in data.get("groups", {}).items():
-        if key != "last_flush_time" and not isinstance(value, dict):
-            return f"groups.{key} must be an object"
-    for dotted, value in _timestamps(data):
-        problem = clock.stamp_problem(value)
-        if problem is not None:
-            return f"{dotted!r} {problem}"
-    return None
-
-
-def _timestamps(data: dict[str, Any]) -> list[tuple[str, Any]]:
-    """(dotted key, value) of every timestamp apm-git reads from flush-state.json."""
-    found = []
-    for section in ("groups", "main_session"):
-        if "last_flush_time" in data.get(section, {}):
-            found.append((f"{section}.last_flush_time", data[section]["last_flush_time"]))
-    for group, value in data.get("groups", {}).items():
-        if isinstance(value, dict) and "last_flush_time" in value:
-            found.append((f"groups.{group}.last_flush_time", value["last_flush_time"]))
-    for key in ("last_deep_sleep", "last_rem"):
-        if key in data.get("dreaming", {}):
-            found.append((f"dreaming.{key}", data["dreaming"][key]))
-    return found
+from apm_git.store.repo import STATE_DIR, MemoryRepo
 
 
 def _corrupt(repo: MemoryRepo, rel: str, where: str, what: str) -> CorruptStateFile:
@@ -66,7 +25,6 @@ def _corrupt(repo: MemoryRepo, rel: str, where: str, what: str) -> CorruptStateF
     )
 
 
-PROBLEMS = {GROUP_NAMES: group_names_problem, FLUSH_STATE: flush_state_problem}
 
 
 def _load_json(repo: MemoryRepo, rel: str) -> Any:
