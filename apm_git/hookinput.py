@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 from apm_git import jsontext
-from apm_git.errors import StateError
+from apm_git.errors import BadHookInput
 
 if TYPE_CHECKING:
     from apm_git.store.repo import MemoryRepo
@@ -19,10 +19,6 @@ EVENT_TRIGGERS = {
     "SubagentStop": "session-end",
     "Notification": "idle",
 }
-
-
-class BadHookInput(StateError):
-    pass
 
 
 @dataclasses.dataclass(frozen=True)

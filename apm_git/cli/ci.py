@@ -5,7 +5,7 @@ import dataclasses
 
 import click
 
-from apm_git.cli import cli, emit, state
+from apm_git.cli.base import emit, state
 from apm_git.errors import EXIT_OK
 
 WHAT = {
@@ -14,7 +14,7 @@ WHAT = {
 }
 
 
-@cli.group("ci")
+@click.group("ci")
 def ci_group() -> None:
     """Write the CI job that gates and shows memory changes in pull requests."""
 

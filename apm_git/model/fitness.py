@@ -5,13 +5,11 @@ import dataclasses
 import datetime as dt
 import re
 
+from apm_git.errors import FitnessError
+
 VALUES = ("HIGH", "MEDIUM", "LOW")
 VALUE_POINTS = {"HIGH": 50, "MEDIUM": 25, "LOW": 0}
 _PAIR = re.compile(r"\s*([a-z_]+)\s*=\s*([^,]*?)\s*")
-
-
-class FitnessError(ValueError):
-    pass
 
 
 @dataclasses.dataclass(frozen=True)
