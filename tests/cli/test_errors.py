@@ -152,7 +152,7 @@ def test_every_exception_class_lives_in_errors_py() -> None:
     """
     import ast
 
-    package = Path(__file__).resolve().parent.parent / "apm_git"
+    package = Path(__file__).resolve().parents[2] / "apm_git"
     errors = ast.parse((package / "errors.py").read_text(encoding="utf-8"))
     known = {"Exception", "ValueError", *(node.name for node in errors.body if isinstance(node, ast.ClassDef))}
     outside = []
