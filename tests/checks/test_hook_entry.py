@@ -6,8 +6,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from apm_git import __version__
+from apm_git.operations.hook_run import FORMAT, STAMP
 from apm_git.store.repo import MemoryRepo
+from hatch_build import stamped
 from tests.conftest import Ran, git
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -105,5 +109,25 @@ def test_hook_reads_the_index_that_git_commit_hands_it(repo: MemoryRepo) -> None
     assert hook(repo.root, "apm-record-format", "memory/lessons.md") == Ran(0, "", "")  # the real index is clean
 
 
-def test_the_script_and_the_package_agree_on_the_version() -> None:
-    assert f"VERSION={__version__}\n" in (ROOT / "scripts" / "apm-git-hook").read_text()
+def test_the_installed_script_is_the_source_with_the_runner_stamp() -> None:
+    """The build writes STAMP (version and findings format) into the script; nothing else differs."""
+    assert f"{__version__}/{FORMAT}" == STAMP
+    source = (ROOT / "scripts" / "apm-git-hook").read_text()
+    assert "STAMP=unbuilt" in source and STAMP not in source
+    installed = Path(HOOK).read_text()
+    assert installed == stamped(source, STAMP), "the installed apm-git-hook is stale: pip install -e '.[test]' again"
+    assert f"\nSTAMP={STAMP}  #" in installed
+
+
+def test_the_key_begins_with_the_stamp(repo: MemoryRepo, tmp_path: Path) -> None:
+    show = tmp_path / "show-key"
+    show.write_text('#!/bin/sh\nprintf %s "$APM_GIT_HOOK_KEY"\n')
+    show.chmod(0o755)
+    key = hook(repo.root, "apm-no-loss", runner=show).stdout
+    assert key.startswith(f"{STAMP} {repo.git_dir.resolve()}"), key
+
+
+def test_the_build_refuses_a_script_without_one_stamp_line() -> None:
+    for text in ("#!/bin/sh\n", "STAMP=unbuilt\nSTAMP=unbuilt\n"):
+        with pytest.raises(ValueError, match="expected one line `STAMP=unbuilt`"):
+            stamped(text, STAMP)

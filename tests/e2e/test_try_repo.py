@@ -1,16 +1,23 @@
-"""This repository as a pre-commit hook repository: `pre-commit try-repo <it> <id> --all-files` for each hook id.
+"""This repository as a pre-commit hook repository (`.pre-commit-hooks.yaml`).
 
-The project's source is committed into a private repository at a fixed ref; pre-commit
-builds the hook environment once per session (PRE_COMMIT_HOME) and reuses it.
+The published manifest is checked two ways on the same memory:
+
+- fast, in every run: each manifest hook as pre-commit reads it (id, entry, files, pass_filenames,
+  always_run, require_serial), as a `repo: local` hook run by `pre-commit run`; only `language`
+  becomes `system`, so the installed `apm-git-hook` runs and no hook environment is built;
+- slow, once: one `pre-commit try-repo` of the project's source with every hook, which builds the
+  `language: python` environment a user of the hook repository gets (about a minute).
 """
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from ruamel.yaml import YAML
 
 from apm_git.commands.init import init
 from tests.checks.helpers import record
@@ -18,31 +25,7 @@ from tests.checks.test_no_secrets import SECRETS
 from tests.conftest import git
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture(scope="module")
-def hook_repo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
-    """This project's files, as they are now, committed into a repository of their own."""
-    source = tmp_path_factory.mktemp("hook-repo")
-    listed = subprocess.run(("git", "ls-files", "-z", "-co", "--exclude-standard"), cwd=ROOT, capture_output=True,
-                            check=True).stdout.decode().split("\0")
-    for name in filter(None, listed):
-        if (ROOT / name).is_file():
-            (source / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(ROOT / name, source / name)
-    git(source, "init", "-q")
-    git(source, "add", "-A")
-    git(source, "commit", "-qm", "apm-git under test")
-    return source, git(source, "rev-parse", "HEAD").strip()
-
-
-def try_repo(memory: Path, hook_repo: tuple[Path, str], hook_id: str) -> subprocess.CompletedProcess[str]:
-    source, ref = hook_repo
-    return subprocess.run(
-        (sys.executable, "-m", "pre_commit", "try-repo", str(source), hook_id, "--ref", ref, "--all-files"),
-        cwd=memory, capture_output=True, text=True, check=False,
-    )
-
+MANIFEST = ROOT / ".pre-commit-hooks.yaml"
 
 EXPECTED = {
     "apm-budget": "memory/people.md:101: apm-budget: 205/100 lines",
@@ -55,13 +38,9 @@ EXPECTED = {
 }
 
 
-@pytest.mark.slow
-def test_each_hook_id_runs_through_try_repo(tmp_path: Path, hook_repo: tuple[Path, str]) -> None:
-    memory = init(tmp_path / "mem", install=False).root
-    clean = try_repo(memory, hook_repo, "apm-no-loss")
-    assert clean.returncode == 0 and "apm-no-loss" in clean.stdout and "Passed" in clean.stdout, clean.stdout
-
-    # Violations of the per-file checks, committed without checks: --all-files finds them.
+def violations(memory: Path) -> None:
+    """Violations of the per-file checks committed without checks (--all-files finds them), then
+    violations of the cross-file checks staged (they compare HEAD with the index)."""
     (memory / "memory/people.md").write_text("# People\n" + "- someone\n" * 204)
     lessons = memory / "memory/lessons.md"
     lessons.write_text(lessons.read_text() + "\n## [2026-04-06] Broken\n- Tags: lesson\n- Body: b\n")
@@ -72,14 +51,58 @@ def test_each_hook_id_runs_through_try_repo(tmp_path: Path, hook_repo: tuple[Pat
     decisions.write_text(decisions.read_text() + "\n" + record("2026-01-15", "Old server config"))
     git(memory, "add", "-A")
     git(memory, "commit", "-qm", "violations, committed with --no-verify", "--no-verify")
-    # Violations of the cross-file checks, staged: they compare HEAD with the index.
     (memory / "memory/main/index.md").unlink()
     decisions.write_text(decisions.read_text().replace(record("2026-01-15", "Old server config"), ""))
     index = memory / "memory/INDEX.md"
     index.write_text(index.read_text().replace("| people.md |", "| runbooks.md | 1 | — | x |\n| people.md |"))
     git(memory, "add", "-A")
 
+
+def local_config(path: Path) -> Path:
+    """The manifest's hooks as `repo: local` hooks: everything as published but `language`."""
+    hooks = YAML(typ="safe").load(MANIFEST.read_text())
+    assert {hook["language"] for hook in hooks} == {"python"}
+    local = [{**hook, "language": "system"} for hook in hooks]
+    config = path / "manifest-as-local.yaml"
+    with config.open("w") as handle:
+        YAML(typ="safe").dump({"repos": [{"repo": "local", "hooks": local}]}, handle)
+    return config
+
+
+def pre_commit(memory: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run((sys.executable, "-m", "pre_commit", *args), cwd=memory, capture_output=True, text=True,
+                          check=False, env={**os.environ, **(env or {})})
+
+
+def test_each_manifest_hook_runs_through_pre_commit(tmp_path: Path) -> None:
+    memory = init(tmp_path / "mem", install=False).root
+    config = str(local_config(tmp_path))
+    clean = pre_commit(memory, "run", "apm-no-loss", "--all-files", "-c", config)
+    assert clean.returncode == 0 and "apm-no-loss" in clean.stdout and "Passed" in clean.stdout, clean.stdout
+    violations(memory)
     for hook_id, expected in EXPECTED.items():
-        ran = try_repo(memory, hook_repo, hook_id)
+        ran = pre_commit(memory, "run", hook_id, "--all-files", "-c", config)
         assert ran.returncode == 1, (hook_id, ran.stdout, ran.stderr)
+        assert expected in ran.stdout, (hook_id, ran.stdout)
+
+
+@pytest.mark.slow
+def test_try_repo_builds_the_published_hooks_and_runs_them_all(tmp_path: Path) -> None:
+    """The only test that pre-commit installs apm-git from this repository (`language: python`)."""
+    source = tmp_path / "hook-repo"
+    listed = subprocess.run(("git", "ls-files", "-z", "-co", "--exclude-standard"), cwd=ROOT, capture_output=True,
+                            check=True).stdout.decode().split("\0")
+    for name in filter(None, listed):
+        if (ROOT / name).is_file():
+            (source / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, source / name)
+    git(source, "init", "-q")
+    git(source, "add", "-A")
+    git(source, "commit", "-qm", "apm-git under test")
+    memory = init(tmp_path / "mem", install=False).root
+    violations(memory)
+    # No hook id: every hook of the manifest, in one hook environment (try-repo builds it in a temporary store).
+    ran = pre_commit(memory, "try-repo", str(source), "--ref", git(source, "rev-parse", "HEAD").strip(), "--all-files")
+    assert ran.returncode == 1, (ran.stdout, ran.stderr)
+    for hook_id, expected in EXPECTED.items():
         assert expected in ran.stdout, (hook_id, ran.stdout)
