@@ -26,6 +26,8 @@ CLI = "apm_git.cli"
 FORBIDDEN = {
     **dict.fromkeys(PLANNERS, (STORE, OPERATIONS, GATEWAY, COMMANDS, CLI)),
     STORE: (OPERATIONS, COMMANDS, CLI),
+    # OPERATIONS: (COMMANDS, CLI) joins these when operations/consolidation.py no longer runs a flush
+    # through commands/flush.py (the consolidation runner of issue 15); today it would fail.
 }
 
 # The modules that start a program other than git, each with the program and why it is not the gateway's.
