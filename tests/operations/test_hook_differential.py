@@ -160,6 +160,7 @@ def test_the_runner_answers_in_process_as_it_does_as_a_command(hooks: Hooks) -> 
         assert run(hooks.root, (str(BIN / "apm-git-hook-run"), hook, *files), {}) == hooks.python(hook, files)
 
 
+@pytest.mark.slow  # 16 stored states each way: 5 s of the fast loop
 @pytest.mark.parametrize("key", ["comparison", "pre-commit run"])
 def test_absent_stale_torn_or_foreign_findings_are_left_to_python(hooks: Hooks, key: str) -> None:
     if key == "pre-commit run":
@@ -189,6 +190,7 @@ def test_absent_stale_torn_or_foreign_findings_are_left_to_python(hooks: Hooks, 
     assert hooks.python("apm-record-format", STAGED)[1].count(b"apm-record-format: missing field") == 2
 
 
+@pytest.mark.slow
 def test_names_with_tabs_or_line_breaks_are_answered_by_python_alike(hooks: Hooks) -> None:
     append(hooks.root, TAB, f"# Tab\n{SECRET}\n")
     append(hooks.root, NEWLINE, f"# Newline\n{SECRET}\n")
