@@ -2,11 +2,17 @@
 
 git's own `index.lock` is never touched; a waiter gives up after a bounded time.  Whoever takes
 the lock first finishes a commit that a kill interrupted (apm_git.store.landing), before it reads anything.
+
+The lock is `flock(2)` on the lock file, taken without blocking and retried every 20 ms until the
+timeout: what the filelock package does on POSIX, whose import alone (filelock 4.3: about 38 ms of
+CPU, logging, asyncio-era modules) cost a quarter of a flush's budget (docs/design.md 1).  The
+kernel drops the lock with the process, so a killed holder never leaves it taken; the file stays.
 """
 from __future__ import annotations
 
 import contextlib
 import os
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -60,23 +66,40 @@ def _why_read_only(folder: Path) -> str:
     return "permissions, or the immutable attribute"
 
 
+POLL = 0.02  # seconds between two tries of a held lock
+
+
 @contextlib.contextmanager
 def file_lock(path: Path, holder: str, *, timeout: float | None = None) -> Iterator[None]:
     """Hold the lock file `path`; give up after `timeout` (default: the lock timeout) with a LockTimeout
-    naming `holder`."""
-    from filelock import FileLock, Timeout
-
-    timeout = lock_timeout() if timeout is None else timeout
-    lock = FileLock(str(path), timeout=timeout)
-    try:
-        lock.acquire(poll_interval=0.02)
-    except Timeout:
-        raise LockTimeout(
-            f"{holder} has held {path} for {timeout:g}s; retry when it finishes (or raise {ENV_TIMEOUT})",
-        ) from None
-    except OSError as error:  # the lock file cannot be made or opened: read-only, or a folder in its place
-        raise OsFailure(f"cannot take the lock {describe_os_error(error, path)} (nothing was changed)") from None
+    naming `holder`.  Each call opens the file anew, so a second taker waits even in the same process
+    (another thread of the MCP server)."""
+    descriptor = _acquire(path, holder, lock_timeout() if timeout is None else timeout)
     try:
         yield
     finally:
-        lock.release()
+        os.close(descriptor)  # closing the only descriptor of the open file releases the lock
+
+
+def _acquire(path: Path, holder: str, timeout: float) -> int:
+    import fcntl
+
+    try:
+        descriptor = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    except OSError as error:  # the lock file cannot be made or opened: read-only, or a folder in its place
+        raise OsFailure(f"cannot take the lock {describe_os_error(error, path)} (nothing was changed)") from None
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return descriptor
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                os.close(descriptor)
+                raise LockTimeout(
+                    f"{holder} has held {path} for {timeout:g}s; retry when it finishes (or raise {ENV_TIMEOUT})",
+                ) from None
+            time.sleep(POLL)
+        except OSError as error:
+            os.close(descriptor)
+            raise OsFailure(f"cannot take the lock {describe_os_error(error, path)} (nothing was changed)") from None

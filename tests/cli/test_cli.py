@@ -9,7 +9,7 @@ from apm_git import __version__
 from apm_git.store.repo import MemoryRepo
 from tests.conftest import Invoke
 
-HEAVY = ("tiktoken", "ruamel", "filelock", "detect_secrets", "git", "yaml")
+HEAVY = ("tiktoken", "ruamel", "detect_secrets", "git", "yaml")
 
 
 def test_help_imports_nothing_heavy() -> None:

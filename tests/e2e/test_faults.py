@@ -124,10 +124,10 @@ def test_lint_never_writes_it_only_says_a_commit_is_unfinished(work: Path) -> No
 @needs_strace
 @pytest.mark.slow
 def test_a_reader_that_finds_the_lock_held_reads_on_and_says_so(work: Path) -> None:
-    from filelock import FileLock
+    from apm_git.store.lock import file_lock
 
     _, root = _killed_at(work, "rem", _memory_rename, "busy")
-    with FileLock(str(root / ".git/apm-git/lock")):
+    with file_lock(root / ".git/apm-git/lock", "the test"):
         status = run((*APM, "status"), root)
     assert status.returncode == 0 and "is not finished" in status.stderr
     assert (root / JOURNAL).exists()

@@ -134,7 +134,7 @@ def test_a_layer_imports_nothing_above_it(layer: str) -> None:
     assert not broken, f"{layer} may not import {', '.join(FORBIDDEN[layer])}:\n" + "\n".join(broken)
 
 
-IO_MODULES = frozenset({"os", "pathlib", "subprocess", "shutil", "tempfile", "sqlite3", "socket", "time", "filelock"})
+IO_MODULES = frozenset({"os", "pathlib", "subprocess", "shutil", "tempfile", "sqlite3", "socket", "time", "fcntl"})
 CLOCK_READS = frozenset({"now", "today", "utcnow", "time", "monotonic", "perf_counter", "simulated", "git_date_env"})
 
 

@@ -6,9 +6,9 @@ import subprocess
 import sys
 
 import pytest
-from filelock import FileLock
 
 from apm_git.model.records import parse
+from apm_git.store.lock import file_lock
 from apm_git.store.repo import MemoryRepo
 from tests.conftest import git, run_apm
 
@@ -43,8 +43,7 @@ def test_concurrent_journal_adds_and_flushes_lose_nothing(repo: MemoryRepo) -> N
 
 def test_a_waiting_writer_gives_up_with_exit_3(repo: MemoryRepo) -> None:
     (repo.memory / "lessons.md").write_text("# Lessons\n\nchanged\n")
-    holder = FileLock(str(repo.state_dir / "lock"))
-    with holder:
+    with file_lock(repo.state_dir / "lock", "the test"):
         ran = run_apm("flush", cwd=repo.root, env={"APM_GIT_LOCK_TIMEOUT": "0.3"})
     assert ran.exit_code == 3
     assert "held" in ran.stderr and "retry" in ran.stderr and "Traceback" not in ran.stderr
