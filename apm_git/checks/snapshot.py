@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Collection
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from apm_git.checks.entries import EntryIndex, entry_lines, summarize
 from apm_git.model import names
@@ -36,9 +36,6 @@ class Finding(NamedTuple):
 
     def __str__(self) -> str:
         return f"{self.path}:{self.line}: {self.hook}: {self.message}"
-
-    def as_dict(self) -> dict[str, Any]:
-        return dict(self._asdict())
 
 
 class Change(NamedTuple):

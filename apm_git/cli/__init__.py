@@ -50,10 +50,15 @@ def state(ctx: click.Context) -> CliState:
     return obj
 
 
-def emit(ctx: click.Context, data: Any, text: str | None) -> None:
+def print_json(data: dict[str, Any]) -> None:
+    """One JSON object on stdout: a shape of apm_git/cli/shapes*.py, declared in apm_git/schemas/."""
+    click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+
+
+def emit(ctx: click.Context, data: dict[str, Any], text: str | None) -> None:
     """JSON of `data` under --json (and nothing else on stdout), else `text`."""
     if state(ctx).json:
-        click.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
+        print_json(data)
     elif text:
         click.echo(text)
 

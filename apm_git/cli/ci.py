@@ -1,11 +1,9 @@
 """ci: write the CI job that reviews memory in pull requests (docs/ci.md)."""
 from __future__ import annotations
 
-import dataclasses
-
 import click
 
-from apm_git.cli import cli, emit, state
+from apm_git.cli import cli, emit, shapes_agents, state
 from apm_git.errors import EXIT_OK
 
 WHAT = {
@@ -39,7 +37,7 @@ def _run(ctx: click.Context, provider: str, install_spec: str | None, force: boo
         lines += [f"    {line}" for line in result.include.splitlines()]
     if result.action != "unchanged":
         lines.append(f"  commit it: git add {result.path} && git commit -m 'ci: review memory in pull requests'")
-    emit(ctx, dataclasses.asdict(result), "\n".join(lines))
+    emit(ctx, shapes_agents.ci_json(result), "\n".join(lines))
     return EXIT_OK
 
 

@@ -1,13 +1,12 @@
 """init, journal, flush, index and status."""
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 from typing import IO
 
 import click
 
-from apm_git.cli import UTF8, cli, emit, state
+from apm_git.cli import UTF8, cli, emit, shapes, state
 from apm_git.errors import EXIT_FINDINGS, EXIT_OK
 from apm_git.model.fitness import VALUES
 from apm_git.model.trailers import FLUSH_TRIGGERS
@@ -47,7 +46,7 @@ def init_cmd(ctx: click.Context, path: Path | None, no_install: bool) -> int:
         lines.append("  installed the pre-commit hook (apm checks run at every `git commit`)")
     if result.warning:
         click.echo(f"apm-git: WARNING: {result.warning}", err=True)
-    emit(ctx, {**dataclasses.asdict(result), "root": str(result.root)}, "\n".join(lines))
+    emit(ctx, shapes.init_json(result), "\n".join(lines))
     return EXIT_OK
 
 
@@ -62,7 +61,7 @@ def setup_cmd(ctx: click.Context, no_install: bool) -> int:
     lines = [f"apm-git: registered {name}" for name in result.registered] or ["apm-git: this clone is set up already"]
     if result.warning:
         click.echo(f"apm-git: WARNING: {result.warning}", err=True)
-    emit(ctx, {**dataclasses.asdict(result), "root": str(result.root)}, "\n".join(lines))
+    emit(ctx, shapes.setup_json(result), "\n".join(lines))
     return EXIT_OK
 
 
@@ -82,7 +81,7 @@ def merge_driver_cmd(ctx: click.Context, base: Path, ours: Path, theirs: Path, p
     result = merge_file(base, ours, theirs, path)
     for conflict in result.conflicts:
         click.echo(f"apm-git: merge conflict kept in {conflict}", err=True)
-    emit(ctx, dataclasses.asdict(result), None)
+    emit(ctx, shapes.merge_driver_json(result), None)
     return EXIT_OK if result.clean else EXIT_FINDINGS
 
 
@@ -104,7 +103,7 @@ def journal_add_cmd(ctx: click.Context, text: str, kind: str, title: str | None,
     from apm_git.commands.journal import add
 
     entry = add(state(ctx).repo(), text, kind=kind, title=title, tags=(tags or "").split(","), value=value)
-    emit(ctx, dataclasses.asdict(entry), f"{entry.file}:{entry.line}: added {entry.entry_id}")
+    emit(ctx, shapes.journal_add_json(entry), f"{entry.file}:{entry.line}: added {entry.entry_id}")
     return EXIT_OK
 
 
@@ -167,7 +166,7 @@ def flush_cmd(
         )
     for note in result.notes:
         click.echo(f"apm-git: WARNING: {note}", err=True)
-    emit(ctx, dataclasses.asdict(result), "\n".join(text))
+    emit(ctx, shapes.flush_json(result), "\n".join(text))
     return EXIT_FINDINGS if result.notes else EXIT_OK
 
 
@@ -178,7 +177,7 @@ def index_cmd(ctx: click.Context) -> int:
     from apm_git.commands.index import index
 
     result = index(state(ctx).repo())
-    emit(ctx, dataclasses.asdict(result), f"{result.path}: {'rebuilt' if result.changed else 'up to date'}")
+    emit(ctx, shapes.index_json(result), f"{result.path}: {'rebuilt' if result.changed else 'up to date'}")
     return EXIT_OK
 
 
@@ -202,5 +201,5 @@ def status_cmd(ctx: click.Context, all_files: bool) -> int:
                      f"{verdict}; audited {audited.get('audited_at') if audited else ''}")
     else:
         lines.append("Last compaction audited: none (run `apm-git audit`)")
-    emit(ctx, {**result.as_dict(), "last_audit": audited}, "\n".join(lines))
+    emit(ctx, shapes.status_json(result, audited), "\n".join(lines))
     return EXIT_OK

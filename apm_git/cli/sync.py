@@ -5,7 +5,7 @@ from typing import Any
 
 import click
 
-from apm_git.cli import cli, emit, state
+from apm_git.cli import cli, emit, shapes_agents, state
 from apm_git.errors import EXIT_FINDINGS, EXIT_OK
 
 
@@ -22,7 +22,7 @@ def sync_cmd(ctx: click.Context, remote: str | None, branch: str | None, gather:
     from apm_git.commands.sync import sync
 
     result = sync(state(ctx).repo(), remote=remote, branch=branch, gather=gather)
-    emit(ctx, result.as_dict(), "\n".join(sync_lines(result)))
+    emit(ctx, shapes_agents.sync_json(result), "\n".join(sync_lines(result)))
     for note in result.flush_notes:
         click.echo(f"apm-git: WARNING: {note}", err=True)
     for name in result.withheld:

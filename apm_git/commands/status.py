@@ -57,15 +57,6 @@ class Findings:
         return sorted(self.new, key=lambda finding: (SEVERITY.index(finding.hook)
                                                      if finding.hook in SEVERITY else len(SEVERITY), finding))[:limit]
 
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "new": [finding.as_dict() for finding in self.new],
-            "new_totals": self.totals(self.new),
-            "known_totals": self.totals(self.known),
-            "withheld": [finding.as_dict() for finding in self.withheld],
-            "problem": self.problem,
-        }
-
 
 @dataclasses.dataclass(frozen=True)
 class InConflict:
@@ -88,11 +79,6 @@ class StatusResult:
     findings: Findings = dataclasses.field(default_factory=Findings)
     not_set_up: list[str] = dataclasses.field(default_factory=list)  # what `apm-git setup` would add
     in_conflict: list[InConflict] = dataclasses.field(default_factory=list)
-
-    def as_dict(self) -> dict[str, Any]:
-        data = dataclasses.asdict(self)
-        data["findings"] = self.findings.as_dict()
-        return data
 
 
 # Most harmful first: a secret about to leak, memory lost, then shape and size.
