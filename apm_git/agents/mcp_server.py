@@ -99,10 +99,13 @@ def build(repo_path: Path | None) -> MCPServer[Any]:
         from apm_git.commands import remember as rm
         from apm_git.errors import UsageError
         from apm_git.model.scope import require_known_group
+        from apm_git.model.vocabulary import DECISION_VALUES
 
         def work(repo: MemoryRepo) -> str:
             chosen = require_known_group(repo, rm.memory_scope(scope), create=False)
             if decision is not None and task is None:
+                if value not in DECISION_VALUES:
+                    raise UsageError(f"unknown value {value!r}; use HIGH, MEDIUM or LOW")
                 return _as_json(rm.remember_decision(repo, chosen, decision, title=title, value=value))
             if task is not None and status is not None and decision is None:
                 return _as_json(rm.remember_task(repo, chosen, task, status))
@@ -122,7 +125,7 @@ def build(repo_path: Path | None) -> MCPServer[Any]:
         """Commit the memory changes as one commit (trigger: manual, pre-compact, session-end or idle)."""
         from apm_git.commands.flush import flush as do_flush
         from apm_git.errors import UsageError
-        from apm_git.model.trailers import FLUSH_TRIGGERS
+        from apm_git.model.vocabulary import FLUSH_TRIGGERS
 
         def work(repo: MemoryRepo) -> str:
             if trigger not in FLUSH_TRIGGERS:

@@ -8,6 +8,7 @@ import click
 
 from apm_git.cli import UTF8, cli, emit, shapes_agents, state
 from apm_git.errors import EXIT_FINDINGS, EXIT_OK, UsageError
+from apm_git.model.vocabulary import AGENTS
 
 RECALL_FORMATS = ("markdown", "claude-hook")
 
@@ -49,9 +50,6 @@ def recall_cmd(ctx: click.Context, prompt: str | None, hook_input: IO[str] | Non
 @cli.group("hooks")
 def hooks_group() -> None:
     """Install apm-git's hooks into an agent (Claude Code) and check them."""
-
-
-AGENTS = ("claude-code", "timer")
 
 
 def _place(user: bool) -> str:

@@ -5,6 +5,7 @@ import click
 
 from apm_git.cli import cli, emit, shapes_agents, state
 from apm_git.errors import EXIT_OK
+from apm_git.model.vocabulary import CiProvider
 
 WHAT = {
     "github": "GitHub Actions, on pull requests",
@@ -26,7 +27,7 @@ def _options(command: click.Command) -> click.Command:
                         help="Rewrite the file when apm-git wrote it before and it differs now.")(command)
 
 
-def _run(ctx: click.Context, provider: str, install_spec: str | None, force: bool) -> int:
+def _run(ctx: click.Context, provider: CiProvider, install_spec: str | None, force: bool) -> int:
     from apm_git.commands.ci import write_ci
 
     result = write_ci(state(ctx).repo(finish=False).root, provider, install_spec=install_spec, force=force)

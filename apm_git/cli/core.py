@@ -6,10 +6,10 @@ from typing import IO
 
 import click
 
-from apm_git.cli import UTF8, cli, emit, shapes, state
+from apm_git.cli import UTF8, choice, cli, emit, shapes, state
 from apm_git.errors import EXIT_FINDINGS, EXIT_OK
 from apm_git.model.fitness import VALUES
-from apm_git.model.trailers import FLUSH_TRIGGERS
+from apm_git.model.vocabulary import FLUSH_TRIGGERS
 from apm_git.store.config import KINDS
 
 
@@ -102,13 +102,14 @@ def journal_add_cmd(ctx: click.Context, text: str, kind: str, title: str | None,
     """Append a record to today's journal (memory/YYYY-MM-DD.md)."""
     from apm_git.commands.journal import add
 
-    entry = add(state(ctx).repo(), text, kind=kind, title=title, tags=(tags or "").split(","), value=value)
+    entry = add(state(ctx).repo(), text, kind=choice(KINDS, kind), title=title, tags=(tags or "").split(","),
+                value=choice(VALUES, value))
     emit(ctx, shapes.journal_add_json(entry), f"{entry.file}:{entry.line}: added {entry.entry_id}")
     return EXIT_OK
 
 
 @cli.command("flush")
-@click.option("--trigger", type=click.Choice(FLUSH_TRIGGERS), default="manual",
+@click.option("--trigger", "trigger_text", type=click.Choice(FLUSH_TRIGGERS), default="manual",
               show_default=True, help="What asked for the flush (taken from --hook-input when not given).")
 @click.option("--scope", help="all, main or group:NAME (default: all).")
 @click.option("--room", type=UTF8, help="Room id; flushes the group it maps to in group_names.json.")
@@ -120,7 +121,7 @@ def journal_add_cmd(ctx: click.Context, text: str, kind: str, title: str | None,
 @click.option("--create", is_flag=True, help="Allow --scope group:NAME to start a group that does not exist yet.")
 @click.pass_context
 def flush_cmd(
-    ctx: click.Context, trigger: str, scope: str | None, room: str | None, message: str | None,
+    ctx: click.Context, trigger_text: str, scope: str | None, room: str | None, message: str | None,
     hook_input: IO[str] | None, if_idle: bool, session: str | None, create: bool,
 ) -> int:
     """Commit the memory changes of a scope as one commit."""
@@ -130,10 +131,11 @@ def flush_cmd(
     from apm_git.store.repo import open_repo
 
     repo_path = state(ctx).repo_path
+    trigger = choice(FLUSH_TRIGGERS, trigger_text)
     if hook_input is not None:
         payload = read_payload(hook_input)
         session = session or payload.session_id
-        if ctx.get_parameter_source("trigger") is click.core.ParameterSource.DEFAULT and payload.trigger:
+        if ctx.get_parameter_source("trigger_text") is click.core.ParameterSource.DEFAULT and payload.trigger:
             trigger = payload.trigger
         repo = open_hook_repo(repo_path, payload)
     else:

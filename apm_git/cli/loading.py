@@ -5,7 +5,7 @@ from typing import IO
 
 import click
 
-from apm_git.cli import UTF8, cli, emit, open_memory, print_json, shapes, state
+from apm_git.cli import UTF8, choice, cli, emit, open_memory, print_json, shapes, state
 from apm_git.errors import EXIT_FINDINGS, EXIT_OK, UsageError
 from apm_git.model.fitness import VALUES
 
@@ -104,7 +104,7 @@ def remember_cmd(
     repo = state(ctx).repo()
     scope = require_known_group(repo, rm.memory_scope(scope_text), create=create)
     if decision is not None:
-        result = rm.remember_decision(repo, scope, decision, title=title, value=value)
+        result = rm.remember_decision(repo, scope, decision, title=title, value=choice(VALUES, value))
     elif task is not None and status is not None:
         result = rm.remember_task(repo, scope, task, status)
     elif route_file is not None and keywords is not None and priority is not None:

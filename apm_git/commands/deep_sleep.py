@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, Final
 
 from apm_git import clock
 from apm_git.dreaming.execute import Changes, budget_problems, execute_deep_sleep, rescored, validate
@@ -30,7 +30,7 @@ from apm_git.store.landing import finish_pending
 from apm_git.store.lock import write_lock
 from apm_git.store.repo import MemoryRepo
 
-STAGE = "deep-sleep"
+STAGE: Final = "deep-sleep"
 
 
 def deep_sleep(

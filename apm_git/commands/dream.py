@@ -8,6 +8,7 @@ from apm_git.commands.deep_sleep import deep_sleep
 from apm_git.commands.rem import rem
 from apm_git.commands.status import due_dates
 from apm_git.dreaming.plan import PlanRefused
+from apm_git.model.vocabulary import DueStage
 from apm_git.operations.consolidation import StageResult
 from apm_git.store.repo import MemoryRepo
 from apm_git.store.state import load_flush_state, with_quiet_runs
@@ -20,7 +21,7 @@ class DreamResult:
 
 
 def due_stages(repo: MemoryRepo) -> list[str]:
-    every = {"deep-sleep": repo.config.deep_sleep.every_days, "rem": repo.config.rem.every_days}
+    every: dict[DueStage, int] = {"deep-sleep": repo.config.deep_sleep.every_days, "rem": repo.config.rem.every_days}
     state = with_quiet_runs(repo, load_flush_state(repo))  # a quiet run made no commit but counts
     return [due.stage for due in due_dates(state, clock.today(), every) if due.due_now]
 

@@ -9,6 +9,7 @@ from apm_git.model.entry_id import entry_id, slugify
 from apm_git.model.fitness import VALUES, Fitness
 from apm_git.model.records import parse, ready_to_append, render_record
 from apm_git.model.titles import default_title
+from apm_git.model.vocabulary import DecisionValue, EntryKind
 from apm_git.store import layout
 from apm_git.store.config import KINDS
 from apm_git.store.lock import write_lock
@@ -50,10 +51,10 @@ def add(
     repo: MemoryRepo,
     text: str,
     *,
-    kind: str,
+    kind: EntryKind,
     title: str | None = None,
     tags: list[str] | None = None,
-    value: str = "MEDIUM",
+    value: DecisionValue = "MEDIUM",
 ) -> JournalEntry:
     with write_lock(repo):
         today = clock.today()
@@ -69,10 +70,10 @@ def append_record(
     new_file: str,
     text: str,
     *,
-    kind: str,
+    kind: EntryKind,
     title: str | None = None,
     tags: list[str] | None = None,
-    value: str = "MEDIUM",
+    value: DecisionValue = "MEDIUM",
 ) -> JournalEntry:
     """Append a record dated today to the memory file `rel` (made from `new_file` when absent).
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import datetime as dt
 import time
+from typing import Final
 
 from apm_git import clock
 from apm_git.dreaming.execute import Changes
@@ -26,7 +27,7 @@ from apm_git.store.landing import finish_pending
 from apm_git.store.lock import write_lock
 from apm_git.store.repo import MemoryRepo
 
-STAGE = "rem"
+STAGE: Final = "rem"
 
 
 def rem(

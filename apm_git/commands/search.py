@@ -12,6 +12,7 @@ import math
 
 from apm_git.errors import UsageError
 from apm_git.model import names
+from apm_git.model.vocabulary import SearchMethod
 from apm_git.search import sections, terms
 from apm_git.search.index import Hit, Index, Scope
 from apm_git.store.repo import MAX_FILE_BYTES, MemoryRepo, TooLarge, UnreadableFile, decode
@@ -36,7 +37,7 @@ class SearchHit:
 class SearchResult:
     query: str
     where: str  # "live and archive", "archive" or "group NAME"
-    method: str  # "index" or "scan"
+    method: SearchMethod
     hits: list[SearchHit]
     total: int  # sections that matched, before --limit
     files_searched: int

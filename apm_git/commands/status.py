@@ -15,6 +15,7 @@ from apm_git.checks.snapshot import Finding
 from apm_git.commands.setup import missing
 from apm_git.errors import ApmGitError
 from apm_git.model import names
+from apm_git.model.vocabulary import DueStage
 from apm_git.store.config import CONFIG_FILE
 from apm_git.store.repo import MemoryRepo
 from apm_git.store.state import load_flush_state, with_quiet_runs
@@ -33,7 +34,7 @@ class FileBudget:
 
 @dataclasses.dataclass(frozen=True)
 class Due:
-    stage: str
+    stage: DueStage
     last_run: str | None
     next_due: str  # ISO date
     due_now: bool
@@ -86,7 +87,7 @@ SEVERITY = ("apm-no-secrets", "apm-no-loss", "apm-append-only", "apm-state-json"
             "apm-record-format")
 
 
-def due_dates(state: dict[str, Any], today: dt.date, every: dict[str, int]) -> list[Due]:
+def due_dates(state: dict[str, Any], today: dt.date, every: dict[DueStage, int]) -> list[Due]:
     dreaming = state.get("dreaming", {})
     result = []
     for stage, days in every.items():
@@ -113,7 +114,7 @@ def status(repo: MemoryRepo) -> StatusResult:
     for group, value in sorted(state["groups"].items()):
         if isinstance(value, dict):
             last_flush[f"group:{group}"] = value.get("last_flush_time")
-    every = {"deep-sleep": repo.config.deep_sleep.every_days, "rem": repo.config.rem.every_days}
+    every: dict[DueStage, int] = {"deep-sleep": repo.config.deep_sleep.every_days, "rem": repo.config.rem.every_days}
     changes = git.status(repo.root, [repo.memory_prefix, CONFIG_FILE])
     return StatusResult(
         files=files,

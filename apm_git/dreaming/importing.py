@@ -19,7 +19,7 @@ import dataclasses
 import datetime as dt
 import functools
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Final
 
 from apm_git.dreaming.edit import keep_end, rewrite
 from apm_git.dreaming.items import NOTE_VALUE, collect_items, dated_record
@@ -31,7 +31,7 @@ from apm_git.model.sections import DATED, section_kind
 from apm_git.store import layout
 from apm_git.store.config import KINDS
 
-STAGE = "import"
+STAGE: Final = "import"
 FORMS = {DATED: "dated section", "note": "session note"}
 
 

@@ -17,6 +17,7 @@ from apm_git import clock, git
 from apm_git.errors import StateError
 from apm_git.model import names
 from apm_git.model import trailers as trailer_model
+from apm_git.model.vocabulary import SyncStep
 from apm_git.store import landing
 from apm_git.store.repo import MemoryRepo
 
@@ -31,7 +32,7 @@ class Integrated:
     """One fetched commit brought into the local branch."""
 
     source: str  # `origin/main`
-    kind: str  # "fast-forward" or "merge"
+    kind: SyncStep
     commit: str  # the local branch after it
     incoming: str  # the fetched commit
     backup: str | None = None  # the ref naming the local branch as it was, before a merge

@@ -16,12 +16,13 @@ from apm_git import __version__
 from apm_git.errors import ConfigError
 from apm_git.model.names import GROUPS, INDEX, MAIN_INDEX, memory_rel
 from apm_git.model.pathglob import glob_match
+from apm_git.model.vocabulary import ENTRY_KINDS
 from apm_git.store import cache
 
 CONFIG_FILE = "apm.yaml"
 JOURNAL_KEY = "journal"
 OFFLINE_ENCODINGS = ("cl100k_base",)
-KINDS = ("decision", "lesson", "context", "person", "tool", "pending", "anchor")
+KINDS = ENTRY_KINDS  # the keys of `routing`
 
 DEFAULT_BUDGETS: dict[str, int] = {
     INDEX: 80,

@@ -6,7 +6,7 @@ import json
 import random
 import string
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import click
 import pytest
@@ -14,6 +14,7 @@ from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
 from apm_git.cli import cli
+from apm_git.model import vocabulary as words
 from tests.conftest import Invoke, git
 
 SCHEMAS = Path(__file__).resolve().parents[2] / "apm_git" / "schemas"
@@ -79,6 +80,43 @@ def test_each_schema_is_a_valid_versioned_schema(name: str) -> None:
     variants = schema.get("oneOf", [schema])
     assert all(variant["properties"]["version"] == {"const": 1} for variant in variants)
     assert all(variant["additionalProperties"] is False for variant in variants)
+
+
+ITEMS = "items"
+# Where a schema lists the words of a Literal type: the two are one list, so a new kind, mode or role
+# added in the code fails here until the schema (and docs/json.md) has it.
+ENUMS = [
+    ("flush", ["trigger"], words.FlushTrigger),
+    ("load", ["mode"], words.LoadMode),
+    ("load", ["files", ITEMS, "role"], words.LoadRole),
+    ("load", ["skipped", ITEMS, "role"], words.LoadRole),
+    ("search", ["method"], words.SearchMethod),
+    ("recall", ["method"], words.SearchMethod),
+    ("remember", ["action"], words.RememberAction),
+    ("ci", ["provider"], words.CiProvider),
+    ("ci", ["action"], words.CiAction),
+    ("sync", ["integrated", ITEMS, "kind"], words.SyncStep),
+    ("history", ["events", ITEMS, "what"], words.HistoryWhat),
+    ("status", ["due", ITEMS, "stage"], words.DueStage),
+    ("hooks-status", ["places", ITEMS, "where"], words.HookPlace),
+    ("stage", ["stage"], words.Stage),
+    ("import-plan", ["import", ITEMS, "kind"], words.EntryKind),
+]
+
+
+@pytest.mark.parametrize(("name", "path", "literal"), ENUMS,
+                         ids=[f"{name}:{'.'.join(path)}" for name, path, _ in ENUMS])
+def test_the_enums_of_the_schemas_are_the_literal_types_of_the_code(name: str, path: list[str], literal: Any) -> None:
+    node = schemas()[name]
+    for key in path:
+        node = node[ITEMS] if key == ITEMS else node["properties"][key]
+    assert node["enum"] == list(get_args(literal))
+
+
+def test_timer_kinds_and_agents_match() -> None:
+    install = schemas()["hooks-install"]["oneOf"]
+    assert [variant["properties"]["agent"]["const"] for variant in install] == list(words.AGENTS)
+    assert install[1]["properties"]["kind"]["enum"] == list(get_args(words.TimerKind))
 
 
 def test_the_version_is_checked_and_a_renamed_key_fails() -> None:
