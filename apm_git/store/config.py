@@ -47,49 +47,116 @@ DEFAULT_ROUTING: dict[str, str] = {
 DEFAULT_APPEND_ONLY = (f"{GROUPS}/*.md", MAIN_INDEX)
 JOURNAL_NAME = re.compile(r"\d{4}-\d{2}-\d{2}\.md")
 MAX_CONFIG_BYTES = 256 * 1024  # apm.yaml holds a few settings
+# Upper bounds, so that no value overflows the date arithmetic it feeds (a date is at most
+# year 9999) or asks for more than a machine has; each is far past any sensible setting.
+MAX_DAYS = 36_500  # a century
+MAX_NUMBER = 1_000_000
+
+
+# --------------------------------------------------------------------------- the rules a value keeps
+
+
+def _shown(value: object) -> str:
+    return repr(value) if isinstance(value, (int, float, str)) and len(repr(value)) <= 40 else "…"
+
+
+@dataclasses.dataclass(frozen=True)
+class Whole:
+    """A whole number from `minimum` to `maximum`."""
+
+    minimum: int = 0
+    maximum: int = MAX_NUMBER
+
+    def problem(self, value: object) -> str | None:
+        if isinstance(value, bool) or not isinstance(value, int) or not self.minimum <= value <= self.maximum:
+            return f"must be a whole number from {self.minimum} to {self.maximum} (got {_shown(value)})"
+        return None
+
+
+@dataclasses.dataclass(frozen=True)
+class Share:
+    """A number from 0 to 1 (a share of something)."""
+
+    def problem(self, value: object) -> str | None:
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
+            return f"must be a number from 0 to 1 (got {_shown(value)})"
+        return None
+
+
+@dataclasses.dataclass(frozen=True)
+class OneOf:
+    """One of a few words."""
+
+    words: tuple[str, ...]
+    what: str  # the words, as the message names them
+
+    def problem(self, value: object) -> str | None:
+        return None if value in self.words else f"must be one of {self.what}: {', '.join(self.words)}"
+
+
+Rule = Whole | Share | OneOf
+DAYS = Whole(0, MAX_DAYS)
+EVERY_DAYS = Whole(1, MAX_DAYS)
+
+
+def setting(default: object, rule: Rule) -> Any:
+    """A field of a settings class: its default and the rule a value in apm.yaml must keep."""
+    return dataclasses.field(default=default, metadata={"rule": rule})
+
+
+def rule_of(field: dataclasses.Field[Any]) -> Rule | None:
+    rule = field.metadata.get("rule")
+    return rule if isinstance(rule, (Whole, Share, OneOf)) else None
+
+
+# --------------------------------------------------------------------------- the settings
 
 
 @dataclasses.dataclass(frozen=True)
 class DeepSleep:
-    every_days: int = 3
-    look_back_days: int = 3
+    every_days: int = setting(3, EVERY_DAYS)
+    look_back_days: int = setting(3, EVERY_DAYS)
 
 
 @dataclasses.dataclass(frozen=True)
 class Rem:
-    every_days: int = 7
-    proven_hits: int = 5
-    archive_below: int = 60
-    unreferenced_days: int = 60
-    proven_floor: int = 30
-    proven_unreferenced_days: int = 120
-    proven_bonus: int = 30
-    max_archive_share: float = 0.25
-    guard_min_entries: int = 5
+    every_days: int = setting(7, EVERY_DAYS)
+    proven_hits: int = setting(5, Whole(1))
+    archive_below: int = setting(60, Whole())
+    unreferenced_days: int = setting(60, DAYS)
+    proven_floor: int = setting(30, Whole())
+    proven_unreferenced_days: int = setting(120, DAYS)
+    proven_bonus: int = setting(30, Whole())
+    max_archive_share: float = setting(0.25, Share())
+    guard_min_entries: int = setting(5, Whole())
 
 
 @dataclasses.dataclass(frozen=True)
 class Journals:
-    archive_after_days: int = 14
+    archive_after_days: int = setting(14, DAYS)
 
 
 @dataclasses.dataclass(frozen=True)
 class Flush:
-    idle_minutes: int = 30
+    idle_minutes: int = setting(30, Whole(1, 525_600))  # a year
 
 
 @dataclasses.dataclass(frozen=True)
 class Load:
-    max_core_files: int = 2
-    max_p3_files: int = 1
+    max_core_files: int = setting(2, Whole())
+    max_p3_files: int = setting(1, Whole())
 
 
 @dataclasses.dataclass(frozen=True)
 class Config:
+    """Every setting of apm.yaml.  A scalar setting declares its rule (`setting`), a section is a settings
+    class of its own, and the four with a structure of their own (memory_dir, budgets, append_only,
+    routing) are read by `_Reader`'s method of the same name; they are checked in this order."""
+
     memory_dir: str = "memory"
     budgets: Mapping[str, int] = dataclasses.field(default_factory=lambda: dict(DEFAULT_BUDGETS))
-    memory_budget: int = 4000
-    encoding: str = "cl100k_base"
+    memory_budget: int = setting(4000, Whole(1, 10_000_000))  # far past any context window
+    encoding: str = setting("cl100k_base", OneOf(OFFLINE_ENCODINGS, "the encodings shipped for offline use"))
     append_only: tuple[str, ...] = DEFAULT_APPEND_ONLY
     deep_sleep: DeepSleep = DeepSleep()
     rem: Rem = Rem()
@@ -113,14 +180,7 @@ class Config:
         return any(glob_match(pattern, rel) for pattern in self.append_only)
 
 
-_AT_LEAST_ONE = frozenset({"every_days", "look_back_days", "proven_hits", "idle_minutes"})
-# Upper bounds, so that no value overflows the date arithmetic it feeds (a date is at most
-# year 9999) or asks for more than a machine has; each is far past any sensible setting.
-MAX_DAYS = 36_500  # a century
-_DAY_SETTINGS = frozenset({"every_days", "look_back_days", "archive_after_days", "unreferenced_days",
-                           "proven_unreferenced_days"})
-_MAXIMUM = {"idle_minutes": 525_600, "memory_budget": 10_000_000}  # a year; far past any context window
-MAX_NUMBER = 1_000_000
+BUDGET = Whole(1)  # the rule of each line budget in `budgets`
 _SECTIONS: dict[str, type[Any]] = {
     "deep_sleep": DeepSleep,
     "rem": Rem,
@@ -203,33 +263,28 @@ class _Reader:
         return ConfigError(f"{CONFIG_FILE}:{line}: {dotted} {message}; fix the file")
 
     def config(self) -> Config:
-        values: dict[str, Any] = {}
-        known = {field.name for field in dataclasses.fields(Config)}
-        for key, value in self.data.items():
+        fields = dataclasses.fields(Config)
+        known = {field.name for field in fields}
+        for key in self.data:
             if key not in known:
                 raise self.fail(self.data, key, str(key), f"is not a setting (known: {', '.join(sorted(known))})")
-            values[key] = value
-        memory_dir = self.memory_dir(values.get("memory_dir", "memory"))
+        memory_dir = self.memory_dir(self.data.get("memory_dir", "memory"))
         result: dict[str, Any] = {"memory_dir": memory_dir}
-        if "budgets" in values:
-            result["budgets"] = self.budgets(values["budgets"], memory_dir)
-        if "memory_budget" in values:
-            result["memory_budget"] = self.integer(self.data, "memory_budget", "memory_budget", minimum=1)
-        if "encoding" in values:
-            encoding = values["encoding"]
-            if encoding not in OFFLINE_ENCODINGS:
-                raise self.fail(
-                    self.data, "encoding", "encoding",
-                    f"must be one of the encodings shipped for offline use: {', '.join(OFFLINE_ENCODINGS)}",
-                )
-            result["encoding"] = encoding
-        if "append_only" in values:
-            result["append_only"] = self.patterns(values["append_only"], memory_dir)
-        for name, section in _SECTIONS.items():
-            if name in values:
-                result[name] = self.section(name, section)
-        if "routing" in values:
-            result["routing"] = self.routing(values["routing"], result.get("append_only", DEFAULT_APPEND_ONLY))
+        for field in fields:
+            name, rule = field.name, rule_of(field)
+            if name not in self.data or name == "memory_dir":
+                continue
+            if rule is not None:
+                result[name] = self.checked(self.data, name, name, rule)
+            elif name in _SECTIONS:
+                result[name] = self.section(name, _SECTIONS[name])
+            elif name == "budgets":
+                result[name] = self.budgets(self.data[name], memory_dir)
+            elif name == "append_only":
+                result[name] = self.patterns(self.data[name], memory_dir)
+            else:
+                assert name == "routing", name
+                result[name] = self.routing(self.data[name], result.get("append_only", DEFAULT_APPEND_ONLY))
         return Config(**result)
 
     def memory_dir(self, value: Any) -> str:
@@ -244,13 +299,13 @@ class _Reader:
                             "must not be inside .git (git never tracks files there): name a folder of the work tree")
         return clean
 
-    def integer(self, node: Any, key: str, dotted: str, *, minimum: int = 0) -> int:
+    def checked(self, node: Any, key: str, dotted: str, rule: Rule) -> Any:
+        """`node[key]`, which must keep `rule` (a whole number comes back an int, a share a float)."""
         value = node[key]
-        maximum = MAX_DAYS if key in _DAY_SETTINGS else _MAXIMUM.get(key, MAX_NUMBER)
-        if isinstance(value, bool) or not isinstance(value, int) or not minimum <= value <= maximum:
-            shown = repr(value) if isinstance(value, (int, float, str)) and len(repr(value)) <= 40 else "…"
-            raise self.fail(node, key, dotted, f"must be a whole number from {minimum} to {maximum} (got {shown})")
-        return int(value)
+        problem = rule.problem(value)
+        if problem is not None:
+            raise self.fail(node, key, dotted, problem)
+        return float(value) if isinstance(rule, Share) else int(value) if isinstance(rule, Whole) else value
 
     def budgets(self, node: Any, memory_dir: str) -> dict[str, int]:
         if not isinstance(node, dict):
@@ -261,7 +316,7 @@ class _Reader:
             if node[key] is None:
                 budgets.pop(pattern, None)
                 continue
-            budgets[pattern] = self.integer(node, key, f"budgets.{key}", minimum=1)
+            budgets[pattern] = self.checked(node, key, f"budgets.{key}", BUDGET)
         return budgets
 
     def patterns(self, node: Any, memory_dir: str) -> tuple[str, ...]:
@@ -276,17 +331,10 @@ class _Reader:
         fields = {field.name: field for field in dataclasses.fields(section)}
         values: dict[str, Any] = {}
         for key in node:
-            if key not in fields:
+            rule = rule_of(fields[key]) if key in fields else None
+            if rule is None:
                 raise self.fail(node, key, f"{name}.{key}", f"is not a setting (known: {', '.join(fields)})")
-            if fields[key].type in ("float", float):
-                value = node[key]
-                if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
-                    shown = repr(value) if isinstance(value, (int, float, str)) and len(repr(value)) <= 40 else "…"
-                    raise self.fail(node, key, f"{name}.{key}", f"must be a number from 0 to 1 (got {shown})")
-                values[key] = float(value)
-            else:
-                minimum = 1 if key in _AT_LEAST_ONE else 0
-                values[key] = self.integer(node, key, f"{name}.{key}", minimum=minimum)
+            values[key] = self.checked(node, key, f"{name}.{key}", rule)
         return section(**values)
 
     def routing(self, node: Any, append_only: tuple[str, ...]) -> dict[str, str]:
