@@ -8,7 +8,7 @@ The whole history is planned in memory first and then written with one `git fast
 stream, so thousands of commits take seconds.  The same arguments (with an explicit
 `--start-date`) give a byte-identical repository, commit ids included.
 
-Layout (DESIGN 2): `apm.yaml`, and under `memory/` the index, the five category files, ten daily
+Layout (docs/design.md 2): `apm.yaml`, and under `memory/` the index, the five category files, ten daily
 journals ending on the end date, `group_names.json`, `flush-state.json`, per group an L0 index and
 `attention/project/people/experience.md`, the DM files under `main/`, and `archive/YYYY-MM.md`.
 

@@ -41,9 +41,9 @@ from apm_git.commands.journal import add  # noqa: E402
 from apm_git.commands.lint import lint  # noqa: E402
 from apm_git.dreaming.items import collect_items  # noqa: E402
 from apm_git.errors import ApmGitError  # noqa: E402
+from apm_git.model.dated import journal_date  # noqa: E402
 from apm_git.model.records import parse  # noqa: E402
 from apm_git.model.vocabulary import DECISION_VALUES, ENTRY_KINDS, one_of  # noqa: E402
-from apm_git.store.layout import journal_date  # noqa: E402
 from apm_git.store.repo import MemoryRepo, open_repo  # noqa: E402
 
 START = dt.date(2026, 1, 1)

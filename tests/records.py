@@ -1,4 +1,4 @@
-"""Build memory files for tests: records in the format of DESIGN 2.1."""
+"""Build memory files for tests: records in the format of docs/design.md 2.1."""
 from __future__ import annotations
 
 from pathlib import Path

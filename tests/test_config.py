@@ -5,7 +5,8 @@ from pathlib import Path
 import pytest
 
 from apm_git.errors import ConfigError
-from apm_git.store.config import DEFAULT_BUDGETS, Config, parse_config
+from apm_git.model.config import DEFAULT_BUDGETS, Config
+from apm_git.store.config import parse_config
 from apm_git.store.templates import render
 from tests.conftest import Invoke
 

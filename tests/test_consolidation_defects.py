@@ -11,8 +11,8 @@ import pytest
 from apm_git.commands.flush import flush
 from apm_git.commands.journal import add
 from apm_git.dreaming.plan_deep_sleep import Memory, plan_deep_sleep
+from apm_git.model.config import Config, DeepSleep
 from apm_git.model.records import parse
-from apm_git.store.config import Config, DeepSleep
 from apm_git.store.repo import MemoryRepo
 from tests.conftest import Invoke
 from tests.records import memory_file, record, write

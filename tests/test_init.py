@@ -4,7 +4,8 @@ import json
 from pathlib import Path
 
 from apm_git.commands.init import init
-from apm_git.store.config import Config, load_config
+from apm_git.model.config import Config
+from apm_git.store.config import load_config
 from apm_git.store.templates import tree
 from tests.conftest import Invoke, git
 

@@ -1,4 +1,4 @@
-"""`apm-git lint`: every check in one process, base and new side as DESIGN 5 says."""
+"""`apm-git lint`: every check in one process, base and new side as docs/design.md 5 says."""
 from __future__ import annotations
 
 import json

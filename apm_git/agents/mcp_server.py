@@ -75,8 +75,8 @@ def build(repo_path: Path | None) -> MCPServer[Any]:
         from apm_git.cli.shapes import journal_add_json
         from apm_git.commands.journal import add
         from apm_git.errors import UsageError
+        from apm_git.model.config import KINDS
         from apm_git.model.fitness import VALUES
-        from apm_git.store.config import KINDS
 
         def work(repo: MemoryRepo) -> str:
             if kind not in KINDS or value not in VALUES:

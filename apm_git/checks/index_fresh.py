@@ -10,8 +10,8 @@ from collections.abc import Iterator
 
 from apm_git.checks.snapshot import Finding, Snapshot
 from apm_git.model import index_md
+from apm_git.model.dated import JOURNAL_NAME
 from apm_git.model.names import INDEX, repo_rel
-from apm_git.store.config import JOURNAL_NAME
 
 ID = "apm-index-fresh"
 FIX = "run `apm-git index` (and stage the index)"

@@ -1,4 +1,4 @@
-"""apm-record-format: records break the record format of DESIGN 2.1, or an entry id is not unique.
+"""apm-record-format: records break the record format of docs/design.md 2.1, or an entry id is not unique.
 
 Only records, and sections that try to be records or session notes, are checked: an
 ordinary heading of free-form memory is never a finding (docs/sections.md).  Each kind
@@ -21,10 +21,10 @@ from apm_git.checks.snapshot import (
     Finding,
     Snapshot,
 )
+from apm_git.model.config import KINDS
 from apm_git.model.names import MAIN
 from apm_git.model.records import Problem, Record, RecordFile
 from apm_git.model.routing import routing_problems
-from apm_git.store.config import KINDS
 
 ID = "apm-record-format"
 SESSION_KINDS = ("Decision", "Discovery", "Pending", "Context")

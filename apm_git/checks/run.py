@@ -1,4 +1,4 @@
-"""Run the checks of DESIGN 5 on a snapshot, in the order of the hook manifest."""
+"""Run the checks of docs/design.md 5 on a snapshot, in the order of the hook manifest."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable

@@ -1,4 +1,4 @@
-"""What the checks see: one comparison's base and new side, as text (DESIGN 5).
+"""What the checks see: one comparison's base and new side, as text (docs/design.md 5).
 
 The checks are pure functions of a Snapshot; `apm_git.checks.gather` builds one from
 git (a commit, the index, or the work tree) and flush builds one from its scope.
@@ -11,9 +11,10 @@ from typing import NamedTuple
 
 from apm_git.checks.entries import EntryIndex, entry_lines, summarize
 from apm_git.model import names
+from apm_git.model.config import Config
+from apm_git.model.dated import JOURNAL_NAME
 from apm_git.model.pathglob import glob_match
 from apm_git.model.records import RecordFile, parse
-from apm_git.store.config import JOURNAL_NAME, Config
 
 CATEGORY = "category"
 EXPERIENCE = "experience"

@@ -1,4 +1,4 @@
-"""lint: the checks of DESIGN 5 in one process."""
+"""lint: the checks of docs/design.md 5 in one process."""
 from __future__ import annotations
 
 from pathlib import Path

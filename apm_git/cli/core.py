@@ -8,9 +8,9 @@ import click
 
 from apm_git.cli import UTF8, choice, cli, emit, shapes, state
 from apm_git.errors import EXIT_FINDINGS, EXIT_OK
+from apm_git.model.config import KINDS
 from apm_git.model.fitness import VALUES
 from apm_git.model.vocabulary import FLUSH_TRIGGERS
-from apm_git.store.config import KINDS
 
 
 @cli.command("init")

@@ -1,4 +1,4 @@
-"""`apm-git deep-sleep`: promote journal items into the category files, archive old journals (DESIGN 6)."""
+"""`apm-git deep-sleep`: promote journal items into the category files, archive old journals (docs/design.md 6)."""
 from __future__ import annotations
 
 import time

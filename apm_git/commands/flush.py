@@ -1,4 +1,4 @@
-"""`apm-git flush`: the memory of one scope becomes one commit (DESIGN 3, 7).
+"""`apm-git flush`: the memory of one scope becomes one commit (docs/design.md 3, 7).
 
 A flush never refuses to save memory, and never commits a loss.  It auto-initializes
 what the scope is missing, refreshes INDEX.md and flush-state.json, and commits exactly
@@ -131,7 +131,7 @@ def flush_locked(
 
 
 def _check(repo: MemoryRepo, scope: Scope, pathspecs: list[str], today: dt.date, result: FlushResult) -> Kept:
-    """The checks of DESIGN 5 on the scope's changes (HEAD -> work tree), in-process.
+    """The checks of docs/design.md 5 on the scope's changes (HEAD -> work tree), in-process.
 
     Nothing here refuses to save memory: findings are recorded, and only a file that
     looks like it holds a secret is withheld from the commit.  Lost entries and unreadable

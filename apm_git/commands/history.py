@@ -16,11 +16,10 @@ import dataclasses
 from apm_git import git
 from apm_git.dreaming.locate import entry_block, header_id
 from apm_git.errors import FindingsError, UsageError
-from apm_git.model import names
+from apm_git.model import dated, names
 from apm_git.model import trailers as trailer_model
 from apm_git.model.entry_id import is_entry_id
 from apm_git.model.vocabulary import HistoryWhat
-from apm_git.store import layout
 from apm_git.store.repo import MemoryRepo
 
 NULL_SHA = "0" * 40
@@ -89,7 +88,7 @@ def _paths(repo: MemoryRepo, entry_id: str, mentions: list[_Commit]) -> set[str]
     for path in paths:
         rel = repo.memory_rel(path) or ""
         name = rel.rsplit("/", 1)[-1]
-        if layout.journal_date(name) and rel in (name, f"{names.ARCHIVED_JOURNALS}/{name}"):
+        if dated.journal_date(name) and rel in (name, f"{names.ARCHIVED_JOURNALS}/{name}"):
             twins |= {repo.repo_path(name), repo.repo_path(f"{names.ARCHIVED_JOURNALS}/{name}")}
     return {path for path in paths | twins if path.startswith(prefix + "/")}
 
@@ -155,7 +154,7 @@ def _event(repo: MemoryRepo, commit: _Commit, entry_id: str, blobs: dict[str, st
     sources, targets, changed = [], [], []
     gained_proven = False
     for path, old, new in commit.files:
-        day = layout.journal_date(path.rsplit("/", 1)[-1])
+        day = dated.journal_date(path.rsplit("/", 1)[-1])
         before = entry_block(blobs.get(old, ""), entry_id, day) if old else None
         after = entry_block(blobs.get(new, ""), entry_id, day) if new else None
         if before is None and after is not None:

@@ -11,10 +11,11 @@ from apm_git.commands.baseline import record
 from apm_git.commands.setup import DIFF_DRIVER, register_merge_driver  # init in a clone sets it up as setup does
 from apm_git.errors import StateError, UsageError
 from apm_git.model import names
+from apm_git.model.config import CONFIG_FILE
 from apm_git.store import layout, templates
 from apm_git.store.atomic import TEMP_SUFFIX, write_atomic
 from apm_git.store.commit import commit
-from apm_git.store.config import CONFIG_FILE, load_config, parse_config
+from apm_git.store.config import load_config, parse_config
 from apm_git.store.memory_index import refresh_index
 from apm_git.store.repo import MemoryRepo, decode, find_root
 from apm_git.store.state import group_names

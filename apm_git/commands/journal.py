@@ -5,13 +5,14 @@ import dataclasses
 
 from apm_git import clock
 from apm_git.errors import UsageError
+from apm_git.model import dated
+from apm_git.model.config import KINDS
 from apm_git.model.entry_id import entry_id, slugify
 from apm_git.model.fitness import VALUES, Fitness
 from apm_git.model.records import parse, ready_to_append, render_record
 from apm_git.model.titles import default_title
 from apm_git.model.vocabulary import DecisionValue, EntryKind
 from apm_git.store import layout
-from apm_git.store.config import KINDS
 from apm_git.store.lock import write_lock
 from apm_git.store.repo import MemoryRepo
 
@@ -59,7 +60,7 @@ def add(
     with write_lock(repo):
         today = clock.today()
         return append_record(
-            repo, layout.journal_name(today), layout.new_journal(today), text, kind=kind, title=title, tags=tags,
+            repo, dated.journal_name(today), layout.new_journal(today), text, kind=kind, title=title, tags=tags,
             value=value,
         )
 

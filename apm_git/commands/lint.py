@@ -1,4 +1,4 @@
-"""`apm-git lint`: every check of DESIGN 5 in one process."""
+"""`apm-git lint`: every check of docs/design.md 5 in one process."""
 from __future__ import annotations
 
 import dataclasses

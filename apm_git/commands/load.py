@@ -1,4 +1,4 @@
-"""`apm-git load`: progressive disclosure (DESIGN 4) in its three modes.
+"""`apm-git load`: progressive disclosure (docs/design.md 4) in its three modes.
 
 - group: room id -> group name, the group's index first (the only entry gate), the single
   best-matching file of its routing table, at most one `conventions/` file that file names;
@@ -20,7 +20,7 @@ import re
 from apm_git import clock
 from apm_git.dreaming.score import record_score
 from apm_git.errors import ApmGitError, StateError, UnsafePath, UsageError
-from apm_git.model import domains, index_md, names
+from apm_git.model import dated, domains, index_md, names
 from apm_git.model.records import Record, parse
 from apm_git.model.routing import RouteChoice, RoutingTable, parse_routing, rank_routes, safe_file
 from apm_git.model.vocabulary import LoadMode, LoadRole
@@ -126,7 +126,7 @@ class _Run:
 
     def journals(self, today: dt.date) -> None:
         for day, label in ((today, "today"), (today - dt.timedelta(days=1), "yesterday")):
-            self.offer(layout.journal_name(day), "journal", missing=f"no journal for {label} ({day.isoformat()})")
+            self.offer(dated.journal_name(day), "journal", missing=f"no journal for {label} ({day.isoformat()})")
 
 
 def load(
@@ -354,7 +354,7 @@ def _l1_files(run: _Run) -> list[tuple[str, str]]:
     today = clock.today()
     files = [(names.INDEX, "missing: run `apm-git index` to build it")]
     for day, label in ((today, "today"), (today - dt.timedelta(days=1), "yesterday")):
-        files.append((layout.journal_name(day), f"no journal for {label} ({day.isoformat()})"))
+        files.append((dated.journal_name(day), f"no journal for {label} ({day.isoformat()})"))
     return files
 
 

@@ -15,8 +15,9 @@ from pathlib import Path
 from apm_git import git
 from apm_git.errors import ApmGitError, StateError
 from apm_git.merge import MemoryMerge, MergeConflict, merge_memory
+from apm_git.model.config import CONFIG_FILE, Config
 from apm_git.store import cache
-from apm_git.store.config import CONFIG_FILE, Config, load_config
+from apm_git.store.config import load_config
 from apm_git.store.repo import STATE_DIR, decode, find_root
 
 GITHEAD = "GITHEAD_"

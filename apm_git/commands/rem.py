@@ -1,4 +1,4 @@
-"""`apm-git rem`: the survival merge over the category files and the groups' experience (DESIGN 6)."""
+"""`apm-git rem`: the survival merge over the category files and the groups' experience (docs/design.md 6)."""
 from __future__ import annotations
 
 import datetime as dt
@@ -10,6 +10,7 @@ from apm_git.dreaming.execute import Changes
 from apm_git.dreaming.plan import RemPlan, rem_json, rem_trailers
 from apm_git.dreaming.plan_deep_sleep import plan_deep_sleep
 from apm_git.dreaming.plan_rem import RemOutcome, plan_rem
+from apm_git.model import dated
 from apm_git.operations.consolidation import (
     StageResult,
     check_guard,
@@ -65,7 +66,7 @@ def _plan(repo: MemoryRepo, force: bool, fresh: frozenset[str], left: list[str] 
     today = clock.today()
     left = left or []
     files = {name: repo.read(name) or "" for name in scored_files(repo, left)}
-    outcome = plan_rem(files, repo.read(layout.archive_file(today)), today, repo.config, fresh)
+    outcome = plan_rem(files, repo.read(dated.archive_file(today)), today, repo.config, fresh)
     if _old_journals(repo, today):  # worth asking deep sleep which of them have nothing left to promote
         memory = read_memory(repo, left)
         outcome.plan.journal_moves = without_left_out(plan_deep_sleep(memory, today, repo.config), left).journal_moves
@@ -76,7 +77,7 @@ def _plan(repo: MemoryRepo, force: bool, fresh: frozenset[str], left: list[str] 
 
 def _old_journals(repo: MemoryRepo, today: dt.date) -> list[str]:
     limit = repo.config.journals.archive_after_days
-    return [name for name in layout.journals(repo) if (today - (layout.journal_date(name) or today)).days > limit]
+    return [name for name in layout.journals(repo) if (today - (dated.journal_date(name) or today)).days > limit]
 
 
 def _body(plan: RemPlan, prefix: str) -> str:

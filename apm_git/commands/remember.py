@@ -15,7 +15,7 @@ import dataclasses
 from apm_git import clock
 from apm_git.commands.journal import append_record
 from apm_git.errors import FindingsError, UsageError
-from apm_git.model import names, routing, tasks
+from apm_git.model import dated, names, routing, tasks
 from apm_git.model.scope import Scope, parse_scope
 from apm_git.model.vocabulary import DecisionValue, RememberAction
 from apm_git.store import layout
@@ -82,7 +82,7 @@ def remember_decision(
         _initialize(repo, scope, result)
         today = clock.today()
         if scope.group is None:
-            rel, new_file = layout.journal_name(today), layout.new_journal(today)
+            rel, new_file = dated.journal_name(today), layout.new_journal(today)
         else:
             rel, new_file = f"{_folder(scope)}/experience.md", ""
         entry = append_record(repo, rel, new_file, text, kind="decision", title=title, value=value)

@@ -15,8 +15,8 @@ from apm_git.checks.snapshot import Finding
 from apm_git.commands.setup import missing
 from apm_git.errors import ApmGitError
 from apm_git.model import names
+from apm_git.model.config import CONFIG_FILE
 from apm_git.model.vocabulary import DueStage
-from apm_git.store.config import CONFIG_FILE
 from apm_git.store.repo import MemoryRepo
 from apm_git.store.state import load_flush_state, with_quiet_runs
 
@@ -61,7 +61,7 @@ class Findings:
 
 @dataclasses.dataclass(frozen=True)
 class InConflict:
-    """A live entry with a `Conflicts:` field (DESIGN 2.1): an unresolved contradiction, e.g. the two
+    """A live entry with a `Conflicts:` field (docs/design.md 2.1): an unresolved contradiction, e.g. the two
     versions that a merge kept of an entry whose body both sides changed (docs/merge.md)."""
 
     entry: str

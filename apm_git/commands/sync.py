@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from apm_git import git
 from apm_git.errors import StateError, UsageError
-from apm_git.store.config import CONFIG_FILE
+from apm_git.model.config import CONFIG_FILE
 from apm_git.store.lock import write_lock
 from apm_git.store.repo import MemoryRepo
 

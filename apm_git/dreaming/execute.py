@@ -16,10 +16,9 @@ from apm_git.dreaming.items import JournalItem, collect_items
 from apm_git.dreaming.plan import Archival, DeepSleepPlan, Promotion
 from apm_git.dreaming.plan_deep_sleep import NEVER_PROMOTED, Memory, promoted_record
 from apm_git.dreaming.score import fitness_of, protected, record_score
-from apm_git.model import names
+from apm_git.model import dated, names
+from apm_git.model.config import Config
 from apm_git.model.records import Block, Record, RecordFile, count_lines, newline_of, parse
-from apm_git.store import layout
-from apm_git.store.config import Config
 
 _Action = TypeVar("_Action", Promotion, Archival)
 ARCHIVE_MONTH = re.compile(rf"{names.ARCHIVE}/\d{{4}}-\d{{2}}\.md")
@@ -108,7 +107,7 @@ def _occurrences(
 ) -> tuple[JournalItem | None, list[JournalItem]]:
     """The promoted item in `source`, and its identical copies there and in the `copies` journals."""
     def items_of(name: str) -> list[JournalItem]:
-        day = layout.journal_date(name)
+        day = dated.journal_date(name)
         if day is None or name not in journals:
             return []
         return [item for item in collect_items(name, day, journals[name]) if item.entry_id == entry_id]

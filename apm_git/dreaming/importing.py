@@ -24,12 +24,12 @@ from typing import Any, Final
 from apm_git.dreaming.edit import keep_end, rewrite
 from apm_git.dreaming.items import NOTE_VALUE, collect_items, dated_record
 from apm_git.dreaming.plan import PLAN_VERSION, PlanRefused
+from apm_git.model import dated
+from apm_git.model.config import KINDS
 from apm_git.model.fitness import Fitness
 from apm_git.model.names import memory_rel, repo_rel
 from apm_git.model.records import Block, Record, RecordFile, parse, render_record, reparse, split_lines, strip_eol
 from apm_git.model.sections import DATED, section_kind
-from apm_git.store import layout
-from apm_git.store.config import KINDS
 
 STAGE: Final = "import"
 FORMS = {DATED: "dated section", "note": "session note"}
@@ -142,7 +142,7 @@ def _sources(files: Mapping[str, str], routing: Mapping[str, str], taken: Mappin
     found = []
     for name in sorted(files):
         parsed = parse(files[name])
-        day = layout.journal_date(name)
+        day = dated.journal_date(name)
         if day is not None:
             candidates = _journal_sources(name, day, parsed)
         elif name in kind_of_file:

@@ -1,4 +1,4 @@
-"""Journal items: what deep sleep reads from a daily journal, in both forms of DESIGN 2.1 and two dialects.
+"""Journal items: what deep sleep reads from a daily journal, in both forms of docs/design.md 2.1 and two dialects.
 
 A journal holds records (`## [YYYY-MM-DD] Title` with fields) and Light Sleep session
 notes (`## 14:30 — Session Notes` followed by `- **Decision:** what — why` lines).  Each

@@ -1,4 +1,4 @@
-"""Deep sleep (DESIGN 6), planned: which journal items to promote, where, and which journals to archive.
+"""Deep sleep (docs/design.md 6), planned: which journal items to promote, where, and which journals to archive.
 
 An item is promoted when it is
 - `referenced`: its entry id is in the journals of two or more days, or it was used
@@ -33,13 +33,12 @@ from apm_git.dreaming.items import JournalItem, collect_items
 from apm_git.dreaming.plan import Archival, DeepSleepPlan, JournalMove, Kept, Promotion
 from apm_git.dreaming.score import budget_order, protected, record_score
 from apm_git.dreaming.titleindex import TitleIndex
-from apm_git.model import names
+from apm_git.model import dated, names
+from apm_git.model.config import Config
 from apm_git.model.fitness import VALUES, Fitness
 from apm_git.model.records import Record, RecordFile, parse, set_field
 from apm_git.model.sections import LIGHT_SLEEP
 from apm_git.model.titles import title_words
-from apm_git.store import layout
-from apm_git.store.config import Config
 
 NEVER_PROMOTED = ("pending", "anchor")
 
@@ -56,7 +55,7 @@ class Memory:
     def items(self) -> dict[str, list[JournalItem]]:
         found = {}
         for name in sorted(self.journals):
-            day = layout.journal_date(name)
+            day = dated.journal_date(name)
             assert day is not None, name
             found[name] = collect_items(name, day, parse(self.journals[name]))
         return found
@@ -89,7 +88,7 @@ def journal_moves(
     """Old journals this run takes nothing from (so the move is a 100% rename) go to archive/journals/."""
     moves = []
     for name in sorted(journals):
-        day = layout.journal_date(name)
+        day = dated.journal_date(name)
         if day is None or (today - day).days <= config.journals.archive_after_days:
             continue
         if name in touched or name in archived:
@@ -208,7 +207,7 @@ def _fit(
     for index in removed:
         record = _record(parsed, index)
         plan.archivals.append(Archival(
-            record.id, target, layout.archive_file(today), record_score(record, today, config.rem), "budget",
+            record.id, target, dated.archive_file(today), record_score(record, today, config.rem), "budget",
         ))
     return waiting
 

@@ -1,4 +1,4 @@
-"""REM (DESIGN 6), the survival merge, planned and rendered: a pure function of texts and a date.
+"""REM (docs/design.md 6), the survival merge, planned and rendered: a pure function of texts and a date.
 
 In this order, over the live entries of the category files and of each group's
 `experience.md` (never the journals):
@@ -29,13 +29,12 @@ from apm_git.dreaming.archive import add_to_archive, archived
 from apm_git.dreaming.edit import rewrite
 from apm_git.dreaming.plan import Archival, Fold, OverBudget, ProvenMark, RemPlan, Supersession
 from apm_git.dreaming.score import archive_for_value, budget_order, fitness_of, protected, record_score
-from apm_git.model import names
+from apm_git.model import dated, names
+from apm_git.model.config import Config
 from apm_git.model.entry_id import ENTRY_ID
 from apm_git.model.fitness import VALUES, Fitness
 from apm_git.model.records import Block, Record, RecordFile, parse, set_field, set_heading
 from apm_git.model.titles import normalize_title
-from apm_git.store import layout
-from apm_git.store.config import Config
 
 SUMMARY_CHARS = 100
 _LEADING_ID = re.compile(rf"\s*({ENTRY_ID.pattern})")
@@ -92,7 +91,7 @@ def plan_rem(
         )
     ]
     plan = RemPlan(today, live=len(entries))
-    target = layout.archive_file(today)
+    target = dated.archive_file(today)
     superseded_by: dict[int, str] = {}
     _fold(entries, plan)
     _mark_proven(entries, plan, config)

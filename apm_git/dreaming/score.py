@@ -1,4 +1,4 @@
-"""The survival score of DESIGN 6 and the archival rules that read it.
+"""The survival score of docs/design.md 6 and the archival rules that read it.
 
 score = recency + usage + value (+ the proven bonus), 0-230 with the defaults:
 recency `max(0, 100 - days since last_referenced)` (a future date counts as today),
@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import datetime as dt
 
+from apm_git.model.config import Rem
 from apm_git.model.fitness import VALUE_POINTS, Fitness
 from apm_git.model.records import Record
-from apm_git.store.config import Rem
 
 RECENCY_DAYS = 100
 HIT_POINTS = 5

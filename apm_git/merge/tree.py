@@ -18,12 +18,14 @@ from apm_git.jsontext import loads
 from apm_git.merge import lines as line_merge
 from apm_git.merge.records import OTHER_TITLE, Hits, Merged, hits_of, linked, merge_record, renamed, same, with_hits
 from apm_git.merge.state import merge_json, render_json
+from apm_git.model.config import DEFAULT_APPEND_ONLY
+from apm_git.model.dated import JOURNAL_NAME
 from apm_git.model.entry_id import entry_id
 from apm_git.model.index_md import generated
 from apm_git.model.names import ARCHIVED_JOURNALS, INDEX, STATE_FILES, memory_rel
 from apm_git.model.pathglob import glob_match
 from apm_git.model.records import Record, RecordFile, newline_of, parse
-from apm_git.store.config import DEFAULT_APPEND_ONLY, JOURNAL_NAME, parse_config
+from apm_git.store.config import parse_config
 
 BASE, OURS, THEIRS = 0, 1, 2
 PREAMBLE = ""  # the key of a file's preamble among its sections
@@ -81,7 +83,7 @@ def merge_memory(
     """The merged tree of three versions of the memory (repository-relative path -> text).
 
     `append_only` (memory-relative globs) defaults to apm.yaml's setting when a side holds
-    apm.yaml, else to DESIGN's default.
+    apm.yaml, else to the default of docs/design.md 2.2.
     """
     return _Merge([dict(base), dict(ours), dict(theirs)], memory_dir, append_only).run()
 

@@ -1,4 +1,4 @@
-"""Entry ids: `YYYY-MM-DD-<slug of the title>` (DESIGN 2.1)."""
+"""Entry ids: `YYYY-MM-DD-<slug of the title>` (docs/design.md 2.1)."""
 from __future__ import annotations
 
 import re

@@ -1,4 +1,4 @@
-"""The Fitness field and the survival score of DESIGN 6."""
+"""The Fitness field and the survival score of docs/design.md 6."""
 from __future__ import annotations
 
 import dataclasses

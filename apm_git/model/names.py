@@ -1,4 +1,4 @@
-"""The names of the memory dir's layout (DESIGN 2), written once.
+"""The names of the memory dir's layout (docs/design.md 2), written once.
 
 Paths are relative to the memory dir (`memory_dir` in apm.yaml), never to the repository:
 `repo.repo_path(name)` puts the memory dir in front.  This module imports nothing, so the

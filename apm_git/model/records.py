@@ -1,4 +1,4 @@
-"""Record files (DESIGN 2.1): a lossless parse of Markdown memory into records.
+"""Record files (docs/design.md 2.1): a lossless parse of Markdown memory into records.
 
 A file is a preamble (everything before the first `## ` heading) followed by
 sections (`Block`), each a `## ` heading and every line up to the next one.  A

@@ -4,10 +4,10 @@ from __future__ import annotations
 import dataclasses
 
 from apm_git.errors import UsageError
+from apm_git.model.config import CONFIG_FILE
 from apm_git.model.names import FLUSH_STATE, GROUP_NAMES, GROUPS
 from apm_git.model.vocabulary import ScopeKind
 from apm_git.store import layout
-from apm_git.store.config import CONFIG_FILE
 from apm_git.store.repo import MemoryRepo, check_group_name
 from apm_git.store.state import group_names, resolve_room
 

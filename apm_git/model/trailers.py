@@ -1,4 +1,4 @@
-"""apm-git's commit messages: `memory: <verb> …`, an optional body, and `Apm-*` trailers (DESIGN 7)."""
+"""apm-git's commit messages: `memory: <verb> …`, an optional body, and `Apm-*` trailers (docs/design.md 7)."""
 from __future__ import annotations
 
 import re

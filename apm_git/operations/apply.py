@@ -15,8 +15,7 @@ from pathlib import Path
 from apm_git import clock, git
 from apm_git.dreaming.execute import Changes
 from apm_git.errors import StateError
-from apm_git.model import names
-from apm_git.store import layout
+from apm_git.model import dated, names
 from apm_git.store.commit import commit
 from apm_git.store.landing import Update
 from apm_git.store.memory_index import build_index, own_index
@@ -128,7 +127,7 @@ def _order(rel: str, change: tuple[bytes | None, bytes | None]) -> tuple[int, st
         return 0, rel
     if rel.startswith(f"{names.ARCHIVE}/"):
         return 1, rel
-    if layout.journal_date(rel):
+    if dated.journal_date(rel):
         return 3, rel  # journals lose what the category files gained
     return 2, rel
 

@@ -13,11 +13,11 @@ from apm_git.dreaming.plan import DeepSleepPlan, Kept, PlanRefused
 from apm_git.dreaming.plan_deep_sleep import Memory
 from apm_git.errors import StateError
 from apm_git.model import names
+from apm_git.model.config import Rem
 from apm_git.model.records import parse
 from apm_git.model.vocabulary import Stage
 from apm_git.operations.apply import commit_run, dirty
 from apm_git.store import layout
-from apm_git.store.config import Rem
 from apm_git.store.repo import MemoryRepo
 
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 import dataclasses
 from typing import Final
 
+from apm_git.model.config import Load
 from apm_git.model.vocabulary import LoadRole
 from apm_git.store import tokens
-from apm_git.store.config import Load
 from apm_git.store.session import Held
 
 CORE = ("P0", "P1", "P2")

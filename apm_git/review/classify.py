@@ -17,9 +17,9 @@ from apm_git.checks.entries import NAMING_FIELDS, Place, named_ids
 from apm_git.checks.snapshot import CATEGORY, EXPERIENCE, JOURNAL, file_kind
 from apm_git.model import names
 from apm_git.model import trailers as trailer_model
+from apm_git.model.config import Config
 from apm_git.model.records import OPTIONAL_FIELDS, Block, Record, RecordFile, count_lines, parse, strip_eol
 from apm_git.review.words import Piece, word_diff
-from apm_git.store.config import Config
 
 # What happened to an entry, in the order a reviewer reads them (loss first).
 LOSS = "loss"

@@ -1,4 +1,4 @@
-"""apm-git's own commits: the message of DESIGN 7, dated by the apm-git clock, landed through a journal."""
+"""apm-git's own commits: the message of docs/design.md 7, dated by the apm-git clock, landed through a journal."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence

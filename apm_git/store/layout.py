@@ -1,4 +1,4 @@
-"""Where things live in the memory dir (DESIGN 2), and auto-initialization (APM rule 6).
+"""Where things live in the memory dir (docs/design.md 2), and auto-initialization (APM rule 6).
 
 Auto-initialization only ever creates files that are completely absent.
 """
@@ -8,9 +8,9 @@ import datetime as dt
 from collections.abc import Collection, Mapping
 
 from apm_git.errors import UnsafePath
-from apm_git.model.names import ARCHIVE, GROUP_FILES, GROUP_NAMES, GROUPS, MAIN, MAIN_FILES, MAIN_INDEX, MEMORY_MD
+from apm_git.model.dated import journal_date
+from apm_git.model.names import GROUP_FILES, GROUP_NAMES, GROUPS, MAIN, MAIN_FILES, MAIN_INDEX, MEMORY_MD
 from apm_git.store import templates
-from apm_git.store.config import JOURNAL_NAME
 from apm_git.store.repo import MemoryRepo, check_group_name, decode, is_group_name
 from apm_git.store.state import group_names as read_group_names
 
@@ -19,17 +19,8 @@ def category_files(repo: MemoryRepo) -> list[str]:
     return list(dict.fromkeys(repo.config.routing.values()))
 
 
-def journal_name(day: dt.date) -> str:
-    return f"{day.isoformat()}.md"
 
 
-def journal_date(rel: str) -> dt.date | None:
-    if not JOURNAL_NAME.fullmatch(rel):
-        return None
-    try:
-        return dt.date.fromisoformat(rel[:10])
-    except ValueError:
-        return None
 
 
 def journals(repo: MemoryRepo) -> list[str]:
@@ -40,8 +31,6 @@ def journals(repo: MemoryRepo) -> list[str]:
     return sorted(names)
 
 
-def archive_file(day: dt.date) -> str:
-    return f"{ARCHIVE}/{day.year:04d}-{day.month:02d}.md"
 
 
 def group_index(group: str) -> str:

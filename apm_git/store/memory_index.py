@@ -6,7 +6,7 @@ import re
 import time
 from collections.abc import Collection, Mapping
 
-from apm_git.model import index_md, names
+from apm_git.model import dated, index_md, names
 from apm_git.model.records import parse
 from apm_git.search import sections
 from apm_git.store import cache, layout
@@ -57,7 +57,7 @@ def build_index(
             continue
         if text is not None:
             categories.append(("kept", name, index_md.summarize(name, parse(text))))
-    live = set(layout.journals(repo)) | {name for name in instead if layout.journal_date(name)}
+    live = set(layout.journals(repo)) | {name for name in instead if dated.journal_date(name)}
     summaries = []
     for name in sorted(live, reverse=True):
         if name in exclude:

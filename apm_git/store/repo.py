@@ -8,9 +8,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from apm_git.errors import NotAMemoryRepo, OsFailure, StateError, UnsafePath, UsageError
+from apm_git.model.config import CONFIG_FILE, Config
 from apm_git.model.names import memory_rel, repo_rel, zone
 from apm_git.store.atomic import write_atomic
-from apm_git.store.config import CONFIG_FILE, Config, load_config
+from apm_git.store.config import load_config
 
 ENV_REPO = "APM_GIT_REPO"
 STATE_DIR = "apm-git"  # under the git dir: locks, caches, session state

@@ -4,8 +4,8 @@ from __future__ import annotations
 from apm_git.checks.entries import EntryIndex, summarize
 from apm_git.checks.run import run_checks
 from apm_git.checks.snapshot import Change, Finding, Snapshot
+from apm_git.model.config import Config
 from apm_git.model.records import parse
-from apm_git.store.config import Config
 
 MEM = "memory"
 

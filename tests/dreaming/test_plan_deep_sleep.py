@@ -7,8 +7,8 @@ import datetime as dt
 from apm_git.dreaming.execute import budget_problems, execute_deep_sleep, validate
 from apm_git.dreaming.plan import Promotion
 from apm_git.dreaming.plan_deep_sleep import Memory, plan_deep_sleep
+from apm_git.model.config import Config
 from apm_git.model.records import parse
-from apm_git.store.config import Config
 from tests.records import memory_file, record
 
 TODAY = dt.date(2026, 4, 10)

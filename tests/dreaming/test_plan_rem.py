@@ -1,4 +1,4 @@
-"""REM planned on texts: every rule of the survival merge (DESIGN 6)."""
+"""REM planned on texts: every rule of the survival merge (docs/design.md 6)."""
 from __future__ import annotations
 
 import dataclasses
@@ -6,8 +6,8 @@ import datetime as dt
 
 from apm_git.dreaming.plan import Fold, OverBudget, ProvenMark, Supersession, rem_trailers
 from apm_git.dreaming.plan_rem import plan_rem
+from apm_git.model.config import Config
 from apm_git.model.records import Record, parse
-from apm_git.store.config import Config
 from tests.records import memory_file, record
 
 TODAY = dt.date(2026, 6, 1)

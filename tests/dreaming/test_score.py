@@ -5,9 +5,9 @@ import datetime as dt
 import pytest
 
 from apm_git.dreaming.score import archive_for_value, score
+from apm_git.model.config import Rem
 from apm_git.model.fitness import Fitness
 from apm_git.model.records import parse
-from apm_git.store.config import Rem
 from tests.records import record
 
 TODAY = dt.date(2026, 6, 1)

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from apm_git.model.config import DEFAULT_ROUTING
 from apm_git.model.domains import DOMAINS
-from apm_git.store.config import DEFAULT_ROUTING
 
 README = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
 

@@ -1,4 +1,4 @@
-"""apm.yaml and flush-state.json are checked by what their classes declare (store/config.py's rules,
+"""apm.yaml and flush-state.json are checked by what their classes declare (model/config.py's rules,
 store/state.py's parts): every declared setting and part refuses a wrong value with its own message."""
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ import dataclasses
 import pytest
 
 from apm_git.errors import ConfigError
-from apm_git.store.config import _SECTIONS, Config, OneOf, Share, Whole, parse_config, rule_of
+from apm_git.model.config import Config, OneOf, Share, Whole, rule_of
+from apm_git.store.config import _SECTIONS, parse_config
 from apm_git.store.state import FLUSH_STATE_PARTS, empty_flush_state, flush_state_problem
 
 SCALARS = [(None, field) for field in dataclasses.fields(Config) if rule_of(field)] + [

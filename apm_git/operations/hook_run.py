@@ -1,4 +1,4 @@
-"""`apm-git-hook-run HOOK-ID [FILE…]`: the computing half of one apm pre-commit hook.
+"""`apm-git-hook-run HOOK-ID [FILE…]`: the computing half of one apm pre-commit hook (a console script).
 
 pre-commit runs `apm-git-hook` (scripts/apm-git-hook, POSIX sh) once per hook id.  When
 the shared findings of this comparison are not there yet, the script runs this, with the
