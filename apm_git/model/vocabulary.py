@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal, TypeVar, get_args
 
-# A journal record's first tag (DESIGN 2.1): what the item is, and so where deep sleep routes it.
+# A journal record's first tag (docs/design.md 2.1): what the item is, and so where deep sleep routes it.
 EntryKind = Literal["decision", "lesson", "context", "person", "tool", "pending", "anchor"]
 ENTRY_KINDS: tuple[EntryKind, ...] = get_args(EntryKind)
 # `decision_value` in a record's Fitness field.
