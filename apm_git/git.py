@@ -1,5 +1,9 @@
 """The one gateway to git: argument tuples, no shell, `--` before paths, `-z` output.
 
+This is the only module that starts git and the only one that reads git's output: every other
+module calls a typed function here (`log`, `grep_lines`, `blob_sizes`, `status`, …) and gets
+records back.  `_run` and `_out` are private; tests/test_structure.py holds the package to that.
+
 Git runs as a subprocess, as pre-commit runs it.  GitPython was measured and left
 out: importing it costs about 80 ms per process, more than the whole budget of
 one pre-commit hook (see benchmarks/README.md).
@@ -21,7 +25,7 @@ _BASE_ENV = {"GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C", "LANGUAGE": "C"}
 IDENTITY_HINTS = ("Please tell me who you are", "empty ident", "unable to auto-detect email")
 
 
-def run(
+def _run(
     root: Path,
     *args: str,
     env: Mapping[str, str] | None = None,
@@ -36,15 +40,15 @@ def run(
     except FileNotFoundError:
         raise GitError("git is not installed or not on PATH; install git") from None
     if check and proc.returncode != 0:
-        raise GitError(describe_failure(args, proc))
+        raise GitError(_describe_failure(args, proc))
     return proc
 
 
-def out(root: Path, *args: str, env: Mapping[str, str] | None = None, stdin: bytes | None = None) -> str:
-    return run(root, *args, env=env, stdin=stdin).stdout.decode("utf-8", "surrogateescape")
+def _out(root: Path, *args: str, env: Mapping[str, str] | None = None, stdin: bytes | None = None) -> str:
+    return _run(root, *args, env=env, stdin=stdin).stdout.decode("utf-8", "surrogateescape")
 
 
-def describe_failure(args: Sequence[str], proc: subprocess.CompletedProcess[bytes]) -> str:
+def _describe_failure(args: Sequence[str], proc: subprocess.CompletedProcess[bytes]) -> str:
     stderr = proc.stderr.decode("utf-8", "replace").strip().splitlines()
     detail = next((line for line in stderr if line.startswith(("fatal:", "error:"))), stderr[-1] if stderr else "")
     hint = ""
@@ -54,11 +58,11 @@ def describe_failure(args: Sequence[str], proc: subprocess.CompletedProcess[byte
 
 
 def head(root: Path) -> str | None:
-    proc = run(root, "rev-parse", "--verify", "-q", "HEAD", check=False)
+    proc = _run(root, "rev-parse", "--verify", "-q", "HEAD", check=False)
     return proc.stdout.decode().strip() or None
 
 
-def split_z(data: bytes) -> list[str]:
+def _split_z(data: bytes) -> list[str]:
     return [part.decode("utf-8", "surrogateescape") for part in data.split(b"\0") if part]
 
 
@@ -73,9 +77,29 @@ def status(root: Path, pathspecs: Sequence[str]) -> list[Change]:
     """Every changed, deleted or untracked path under `pathspecs`; a rename is a deletion and an addition."""
     if not pathspecs:  # no pathspec would mean the whole work tree, never what a caller wants
         return []
-    proc = run(root, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", "--", *pathspecs)
-    changes = [Change(entry[:2], entry[3:]) for entry in split_z(proc.stdout)]
+    proc = _run(root, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", "--", *pathspecs)
+    changes = [Change(entry[:2], entry[3:]) for entry in _split_z(proc.stdout)]
     return [change for change in changes if not is_temporary(change.path)]
+
+
+def init(path: Path) -> None:
+    """`git init` of a new repository at `path`."""
+    _run(path, "init", "--quiet")
+
+
+def git_path(root: Path, name: str) -> Path:
+    """Where `name` (`info/exclude`, `hooks/pre-commit`) lives under the git dir (`git rev-parse --git-path`)."""
+    return root / _out(root, "rev-parse", "--git-path", name).strip()
+
+
+def tracked(root: Path, pathspecs: Sequence[str]) -> list[str]:
+    """The paths the index tracks under `pathspecs`."""
+    return _split_z(_run(root, "ls-files", "-z", "--", *pathspecs).stdout)
+
+
+def refresh_index(root: Path) -> None:
+    """Give index entries set from blob ids their stat data, so `git status` need not hash the files."""
+    _run(root, "update-index", "-q", "--refresh", check=False)
 
 
 def is_temporary(path: str) -> bool:
@@ -89,7 +113,7 @@ def cat_files(root: Path, specs: Iterable[str]) -> dict[str, bytes | None]:
     if not wanted:
         return {}
     stdin = "".join(f"{spec}\n" for spec in wanted).encode("utf-8", "surrogateescape")
-    data = run(root, "cat-file", "--batch", stdin=stdin).stdout
+    data = _run(root, "cat-file", "--batch", stdin=stdin).stdout
     result: dict[str, bytes | None] = {}
     position = 0
     for spec in wanted:
@@ -105,6 +129,21 @@ def cat_files(root: Path, specs: Iterable[str]) -> dict[str, bytes | None]:
     return result
 
 
+def blob_sizes(root: Path, blobs: Iterable[str]) -> dict[str, int]:
+    """Blob id -> size in bytes, from one `git cat-file --batch-check` (no blob is read); a missing
+    object is left out."""
+    ids = sorted(set(blobs))
+    if not ids:
+        return {}
+    proc = _run(root, "cat-file", "--batch-check", stdin="".join(f"{blob}\n" for blob in ids).encode())
+    sizes = {}
+    for line in proc.stdout.decode("ascii", "replace").splitlines():
+        parts = line.split()  # "<id> <type> <size>", or "<id> missing"
+        if len(parts) == 3 and parts[2].isdigit():
+            sizes[parts[0]] = int(parts[2])
+    return sizes
+
+
 def pathspec_stdin(paths: Iterable[str]) -> bytes:
     """Paths for `--pathspec-from-file=- --pathspec-file-nul`.  An empty list would make git act on
     the whole tree (`git add -A` of everything the user has), so it is refused."""
@@ -117,7 +156,7 @@ def pathspec_stdin(paths: Iterable[str]) -> bytes:
 def unstage(root: Path, paths: Sequence[str]) -> None:
     """Put the index entries of `paths` back to HEAD's (undoing a `git add` of them)."""
     if paths:
-        run(root, "reset", "-q", "--pathspec-from-file=-", "--pathspec-file-nul",
+        _run(root, "reset", "-q", "--pathspec-from-file=-", "--pathspec-file-nul",
             stdin=pathspec_stdin(paths), check=False)
 
 
@@ -157,9 +196,9 @@ def build_commit(
     index_env = {**(env or {}), "GIT_INDEX_FILE": str(temp_index)}
     try:
         first = start or parent
-        run(root, "read-tree", *((first,) if first else ("--empty",)), env=index_env)
+        _run(root, "read-tree", *((first,) if first else ("--empty",)), env=index_env)
         if from_worktree:
-            run(root, "update-index", "--add", "--remove", "-z", "--stdin", env=index_env,
+            _run(root, "update-index", "--add", "--remove", "-z", "--stdin", env=index_env,
                 stdin=pathspec_stdin(from_worktree))
         if overrides:
             blobs = hash_blobs(root, state, [data for data in overrides.values() if data is not None])
@@ -167,8 +206,8 @@ def build_commit(
             for path, data in overrides.items():
                 line = f"0 {'0' * 40}\t{path}" if data is None else f"100644 {blobs[data]}\t{path}"
                 lines.append(line.encode("utf-8", "surrogateescape") + b"\0")
-            run(root, "update-index", "-z", "--index-info", env=index_env, stdin=b"".join(lines))
-        tree = out(root, "write-tree", env=index_env).strip()
+            _run(root, "update-index", "-z", "--index-info", env=index_env, stdin=b"".join(lines))
+        tree = _out(root, "write-tree", env=index_env).strip()
         committed = [*from_worktree, *overrides]
         staged = index_entries(root, committed, env=index_env)
     finally:
@@ -182,12 +221,12 @@ def build_commit(
         args = ["commit-tree", tree, *(arg for each in parents for arg in ("-p", each)), "-F", str(message_file)]
         if config_bool(root, "commit.gpgsign"):
             args.insert(1, "-S")  # `git commit-tree` does not read commit.gpgsign itself
-        proc = run(root, *args, env=env, check=False)
+        proc = _run(root, *args, env=env, check=False)
         if proc.returncode != 0 and any(hint.encode() in proc.stderr for hint in IDENTITY_HINTS):
-            proc = run(root, *args, env={**(env or {}), **FALLBACK_IDENTITY}, check=False)
+            proc = _run(root, *args, env={**(env or {}), **FALLBACK_IDENTITY}, check=False)
             FALLBACK_COMMITS.append(root)  # the command line says so once (apm_git.cli)
         if proc.returncode != 0:
-            raise GitError(describe_failure(["commit", *args[1:]], proc))
+            raise GitError(_describe_failure(["commit", *args[1:]], proc))
     finally:
         message_file.unlink()
     return Built(proc.stdout.decode().strip(), entries)
@@ -207,7 +246,7 @@ def hash_blobs(root: Path, state: Path, datas: Sequence[bytes]) -> dict[bytes, s
             file.write_bytes(data)
             files.append(str(file))
         stdin = "".join(f"{file}\n" for file in files).encode("utf-8", "surrogateescape")
-        ids = out(root, "hash-object", "-w", "--no-filters", "--stdin-paths", stdin=stdin).split()
+        ids = _out(root, "hash-object", "-w", "--no-filters", "--stdin-paths", stdin=stdin).split()
     finally:
         for file in folder.iterdir():
             file.unlink()
@@ -222,8 +261,8 @@ def index_entries(
     if not paths:
         return {}
     entries = {}
-    proc = run(root, "ls-files", "-s", "-z", "--", *paths, env={**(env or {}), "GIT_LITERAL_PATHSPECS": "1"})
-    for line in split_z(proc.stdout):
+    proc = _run(root, "ls-files", "-s", "-z", "--", *paths, env={**(env or {}), "GIT_LITERAL_PATHSPECS": "1"})
+    for line in _split_z(proc.stdout):
         meta, path = line.split("\t", 1)
         mode, blob, stage = meta.split()
         if stage == "0":
@@ -235,10 +274,10 @@ def move_head(
     root: Path, new: str, old: str | None, reason: str, *, env: Mapping[str, str] | None = None,
 ) -> None:
     """Move the branch HEAD names from `old` (None: unborn) to `new`, only if it is still at `old`."""
-    proc = run(root, "update-ref", "-m", f"commit: {reason}", "HEAD", new, old or "", env=env, check=False)
+    proc = _run(root, "update-ref", "-m", f"commit: {reason}", "HEAD", new, old or "", env=env, check=False)
     if proc.returncode != 0:
         raise GitError(
-            f"{describe_failure(['update-ref', 'HEAD'], proc)}; the branch moved while apm-git was committing, "
+            f"{_describe_failure(['update-ref', 'HEAD'], proc)}; the branch moved while apm-git was committing, "
             "nothing was changed — run the command again",
         )
 
@@ -253,7 +292,7 @@ def set_index(
     """
     fresh = set(from_worktree)
     if fresh:
-        run(root, "update-index", "--add", "--remove", "-z", "--stdin", stdin=pathspec_stdin(sorted(fresh)))
+        _run(root, "update-index", "--add", "--remove", "-z", "--stdin", stdin=pathspec_stdin(sorted(fresh)))
     lines = []
     for path, entry in entries.items():
         if path in fresh:
@@ -261,11 +300,11 @@ def set_index(
         line = f"0 {'0' * 40}\t{path}" if entry is None else f"{entry[0]} {entry[1]}\t{path}"
         lines.append(line.encode("utf-8", "surrogateescape") + b"\0")
     if lines:
-        run(root, "update-index", "-z", "--index-info", stdin=b"".join(lines))
+        _run(root, "update-index", "-z", "--index-info", stdin=b"".join(lines))
 
 
 def config_bool(root: Path, key: str) -> bool:
-    proc = run(root, "config", "--type=bool", "--get", key, check=False)
+    proc = _run(root, "config", "--type=bool", "--get", key, check=False)
     return proc.stdout.strip() == b"true"
 
 
@@ -280,18 +319,18 @@ FALLBACK_IDENTITY = {
 
 def commit_id(root: Path, ref: str) -> str | None:
     """The commit a ref names, or None when it names none."""
-    proc = run(root, "rev-parse", "--verify", "-q", "--end-of-options", f"{ref}^{{commit}}", check=False)
+    proc = _run(root, "rev-parse", "--verify", "-q", "--end-of-options", f"{ref}^{{commit}}", check=False)
     return proc.stdout.decode().strip() or None
 
 
 def merge_base(root: Path, one: str, other: str) -> str | None:
-    proc = run(root, "merge-base", one, other, check=False)
+    proc = _run(root, "merge-base", one, other, check=False)
     return proc.stdout.decode().strip() or None
 
 
 def merges(root: Path, base: str, tip: str) -> list[tuple[str, list[str]]]:
     """The merge commits in `base..tip`, oldest first, each with its parents."""
-    lines = out(root, "rev-list", "--merges", "--parents", "--topo-order", "--reverse", f"{base}..{tip}")
+    lines = _out(root, "rev-list", "--merges", "--parents", "--topo-order", "--reverse", f"{base}..{tip}")
     return [(commit, parents) for commit, *parents in (line.split() for line in lines.splitlines())]
 
 
@@ -301,7 +340,7 @@ REGULAR_MODES = ("100644", "100755")
 def index_blobs(root: Path, pathspecs: Sequence[str]) -> dict[str, str]:
     """path -> blob id of the regular files staged (stage 0) in the index, from one `git ls-files -s`."""
     blobs = {}
-    for line in split_z(run(root, "ls-files", "-s", "-z", "--", *pathspecs).stdout):
+    for line in _split_z(_run(root, "ls-files", "-s", "-z", "--", *pathspecs).stdout):
         meta, path = line.split("\t", 1)
         mode, blob, stage = meta.split()
         if mode in REGULAR_MODES and stage == "0":
@@ -312,7 +351,7 @@ def index_blobs(root: Path, pathspecs: Sequence[str]) -> dict[str, str]:
 def tree_blobs(root: Path, rev: str, pathspecs: Sequence[str]) -> dict[str, str]:
     """path -> blob id of the regular files in a commit's tree, from one `git ls-tree -r`."""
     blobs = {}
-    for line in split_z(run(root, "ls-tree", "-r", "-z", rev, "--", *pathspecs).stdout):
+    for line in _split_z(_run(root, "ls-tree", "-r", "-z", rev, "--", *pathspecs).stdout):
         meta, path = line.split("\t", 1)
         mode, kind, blob = meta.split()
         if mode in REGULAR_MODES and kind == "blob":
@@ -338,24 +377,25 @@ def tree_texts(root: Path, rev: str, pathspecs: Sequence[str]) -> tuple[dict[str
 
 
 def untracked(root: Path, pathspecs: Sequence[str]) -> list[str]:
-    return split_z(run(root, "ls-files", "-o", "-z", "--exclude-standard", "--", *pathspecs).stdout)
+    return _split_z(_run(root, "ls-files", "-o", "-z", "--exclude-standard", "--", *pathspecs).stdout)
 
 
 def unstaged(root: Path, pathspecs: Sequence[str]) -> list[str]:
     """Tracked files whose work tree may differ from the index (by stat data: a superset)."""
-    return split_z(run(root, "diff-files", "--name-only", "-z", "--", *pathspecs).stdout)
+    return _split_z(_run(root, "diff-files", "--name-only", "-z", "--", *pathspecs).stdout)
 
 
 def deleted(root: Path, pathspecs: Sequence[str]) -> list[str]:
     """Files the index tracks that are missing from the work tree: deleted by hand, not with `git rm`."""
-    return split_z(run(root, "ls-files", "-d", "-z", "--", *pathspecs).stdout) if pathspecs else []
+    return _split_z(_run(root, "ls-files", "-d", "-z", "--", *pathspecs).stdout) if pathspecs else []
 
 
 def staged(root: Path, folder: str) -> set[str]:
     """The paths under `folder` whose index entry differs from HEAD's: what the user staged
     (a `git rm` leaves no entry, a `git add` of an edit another blob)."""
-    proc = run(root, "diff-index", "--cached", "--name-only", "-z", "--no-renames", "HEAD", "--", f":(literal){folder}")
-    return set(split_z(proc.stdout))
+    proc = _run(root, "diff-index", "--cached", "--name-only", "-z", "--no-renames", "HEAD", "--",
+                f":(literal){folder}")
+    return set(_split_z(proc.stdout))
 
 
 class RawChange(NamedTuple):
@@ -370,11 +410,18 @@ class RawChange(NamedTuple):
 
 def diff_raw(root: Path, *args: str, pathspecs: Sequence[str]) -> list[RawChange]:
     """`git <args> --raw -z -M -- <pathspecs>` (diff-index or diff-tree), parsed."""
-    parts = split_z(run(root, *args, "--raw", "-z", "-M", "--", *pathspecs).stdout)
+    return _parse_raw(_split_z(_run(root, *args, "--raw", "-z", "-M", "--", *pathspecs).stdout))
+
+
+def _parse_raw(parts: Sequence[str]) -> list[RawChange]:
+    """The `--raw -z` entries: `:MODE MODE OLD NEW STATUS`, then the path (two for a rename or copy)."""
     changes = []
     index = 0
     while index < len(parts):
-        _, _, old_blob, new_blob, status = parts[index].lstrip(":").split()
+        if not parts[index].startswith(":"):  # what `git log -z` leaves between a commit and its changes
+            index += 1
+            continue
+        _, _, old_blob, new_blob, status = parts[index][1:].split()
         if status[0] in "RC":
             changes.append(RawChange(status[0], old_blob, new_blob, parts[index + 2], parts[index + 1]))
             index += 3
@@ -382,6 +429,88 @@ def diff_raw(root: Path, *args: str, pathspecs: Sequence[str]) -> list[RawChange
             changes.append(RawChange(status[0], old_blob, new_blob, parts[index + 1]))
             index += 2
     return changes
+
+
+# --- history: log and grep ------------------------------------------------------------------
+
+class Commit(NamedTuple):
+    """One commit of `git log`."""
+
+    sha: str
+    date: str  # committer date, ISO 8601
+    parents: tuple[str, ...]
+    subject: str
+    message: str  # the whole message: subject, body and trailers
+
+
+class Logged(NamedTuple):
+    """A commit of `git log --raw` and its changes to the paths asked for (renames found: -M)."""
+
+    commit: Commit
+    changes: list[RawChange]
+
+
+_LOG_FORMAT = "--format=%x1e%H%x00%cI%x00%P%x00%s%x00%B%x00"
+
+
+def _commit_fields(fields: Sequence[str]) -> Commit:
+    sha, date, parents, subject, message = fields[:5]
+    return Commit(sha.lstrip("\n"), date, tuple(parents.split()), subject, message)
+
+
+def log(
+    root: Path, revisions: Sequence[str], *, grep: str | None = None, max_count: int | None = None,
+) -> list[Commit]:
+    """The commits `git log REVISIONS` lists, newest first (merges included); with `grep`, only those whose
+    message holds that fixed string."""
+    options = [*(("-F", f"--grep={grep}") if grep is not None else ()),
+               *((f"--max-count={max_count}",) if max_count is not None else ())]
+    data = _out(root, "log", *options, _LOG_FORMAT, "--end-of-options", *revisions, "--")
+    return [_commit_fields(chunk.split("\0")) for chunk in data.split("\x1e")[1:]]
+
+
+def log_changes(root: Path, revision: str, paths: Sequence[str]) -> list[Logged]:
+    """The commits of `revision` that touched `paths`, in topological order, newest first, each with its
+    changes to them (`git log --raw -M`: blob ids before and after, renames and copies with their source)."""
+    data = _out(root, "log", "-z", "--topo-order", "--raw", "--no-abbrev", "-M", _LOG_FORMAT,
+                "--end-of-options", revision, "--", *paths)
+    logged = []
+    for chunk in data.split("\x1e")[1:]:
+        fields = chunk.split("\0")
+        logged.append(Logged(_commit_fields(fields), _parse_raw([token.lstrip("\n") for token in fields[5:]])))
+    return logged
+
+
+def rev_list(root: Path, revision: str) -> list[str]:
+    """The commits `revision` reaches, oldest first."""
+    return _out(root, "rev-list", "--reverse", "--end-of-options", revision).split()
+
+
+def grep_lines(root: Path, revision: str, patterns: Sequence[str], pathspecs: Sequence[str]) -> list[tuple[str, str]]:
+    """(path, line) of every line of `revision`'s files under `pathspecs` that holds one of the fixed
+    strings `patterns` (`git grep -F`, one process)."""
+    found = []
+    for line in _grep(root, revision, patterns, pathspecs).decode("utf-8", "surrogateescape").split("\n"):
+        path, _, text = line.partition("\0")
+        if text:
+            found.append((path.removeprefix(f"{revision}:"), text))
+    return found
+
+
+def grep_files(root: Path, revision: str, patterns: Sequence[str], pathspecs: Sequence[str]) -> list[str]:
+    """The files of `revision` under `pathspecs` that hold one of the fixed strings `patterns`."""
+    return [path.removeprefix(f"{revision}:")
+            for path in _split_z(_grep(root, revision, patterns, pathspecs, "-l"))]
+
+
+def _grep(root: Path, revision: str, patterns: Sequence[str], pathspecs: Sequence[str], *options: str) -> bytes:
+    if not patterns:
+        return b""
+    args = ["grep", *options, "-z", "-F", *(arg for pattern in patterns for arg in ("-e", pattern))]
+    proc = _run(root, *args, revision, "--", *pathspecs, check=False)
+    if proc.returncode not in (0, 1):  # 1: nothing found
+        raise GitError(_describe_failure(args, proc))
+    return proc.stdout
 
 
 # --- remotes: fetch, push, merge (apm-git sync) ---------------------------------------------
@@ -393,26 +522,32 @@ MISSING_REF_HINT = "couldn't find remote ref"
 
 def current_branch(root: Path) -> str | None:
     """The branch HEAD names (`main`), or None when HEAD is detached."""
-    proc = run(root, "symbolic-ref", "-q", "HEAD", check=False)
+    proc = _run(root, "symbolic-ref", "-q", "HEAD", check=False)
     ref = proc.stdout.decode().strip()
     return ref.removeprefix("refs/heads/") if ref.startswith("refs/heads/") else None
 
 
 def config_get(root: Path, key: str) -> str | None:
-    proc = run(root, "config", "--get", key, check=False)
+    proc = _run(root, "config", "--get", key, check=False)
     return proc.stdout.decode("utf-8", "surrogateescape").strip() or None
 
 
 def config_set(root: Path, key: str, value: str) -> None:
-    run(root, "config", key, value)
+    _run(root, "config", key, value)
+
+
+def is_ref_name(root: Path, ref: str, *, pattern: bool = False) -> bool:
+    """Whether `ref` (`refs/heads/NAME`) is a valid ref name (`pattern`: may hold one `*`)."""
+    options = ("--refspec-pattern",) if pattern else ()
+    return _run(root, "check-ref-format", *options, ref, check=False).returncode == 0
 
 
 def remotes(root: Path) -> list[str]:
-    return out(root, "remote").split()
+    return _out(root, "remote").split()
 
 
 def is_ancestor(root: Path, ancestor: str, descendant: str) -> bool:
-    return run(root, "merge-base", "--is-ancestor", ancestor, descendant, check=False).returncode == 0
+    return _run(root, "merge-base", "--is-ancestor", ancestor, descendant, check=False).returncode == 0
 
 
 class FetchFailed(GitError):
@@ -423,18 +558,18 @@ def fetch(root: Path, remote: str, refspecs: Sequence[str]) -> bool:
     """`git fetch` of `refspecs` from `remote`, tags left alone; False when the first refspec's
     source branch does not exist on the remote (a branch not pushed yet), FetchFailed when the
     remote cannot be read."""
-    proc = run(root, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--end-of-options", remote,
+    proc = _run(root, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--end-of-options", remote,
                *refspecs, env=REMOTE_ENV, check=False)
     if proc.returncode == 0:
         return True
     if MISSING_REF_HINT.encode() in proc.stderr and len(refspecs) >= 1:
         if len(refspecs) > 1:  # fetch the rest (the branches to gather) without the missing one
-            rest = run(root, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--end-of-options", remote,
+            rest = _run(root, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--end-of-options", remote,
                        *refspecs[1:], env=REMOTE_ENV, check=False)
             if rest.returncode != 0:
-                raise FetchFailed(describe_failure(["fetch", remote], rest))
+                raise FetchFailed(_describe_failure(["fetch", remote], rest))
         return False
-    raise FetchFailed(describe_failure(["fetch", remote], proc))
+    raise FetchFailed(_describe_failure(["fetch", remote], proc))
 
 
 class Pushed(NamedTuple):
@@ -447,22 +582,22 @@ class Pushed(NamedTuple):
 
 def push(root: Path, remote: str, commit: str, branch: str) -> Pushed:
     """`git push REMOTE COMMIT:refs/heads/BRANCH`, never forced: the remote takes it only as a fast-forward."""
-    proc = run(root, "push", "--porcelain", "--end-of-options", remote,
+    proc = _run(root, "push", "--porcelain", "--end-of-options", remote,
                f"{commit}:refs/heads/{branch}", env=REMOTE_ENV, check=False)
     if proc.returncode == 0:
         return Pushed(True, False, "")
     report = proc.stdout.decode("utf-8", "replace")
     rejected = any(line.startswith("!") and "[rejected]" in line for line in report.splitlines())  # not a fast-forward
     lines = [line for line in report.splitlines() if line.startswith("!")]
-    detail = lines[0].split("\t")[-1] if lines else describe_failure(["push", remote], proc)
+    detail = lines[0].split("\t")[-1] if lines else _describe_failure(["push", remote], proc)
     return Pushed(False, rejected, detail)
 
 
 def ls_remote(root: Path, remote: str, ref: str) -> str | None:
     """The commit `ref` names on `remote` (one round trip, nothing fetched), None when it names none."""
-    proc = run(root, "ls-remote", "--end-of-options", remote, ref, env=REMOTE_ENV, check=False)
+    proc = _run(root, "ls-remote", "--end-of-options", remote, ref, env=REMOTE_ENV, check=False)
     if proc.returncode != 0:
-        raise FetchFailed(describe_failure(["ls-remote", remote], proc))
+        raise FetchFailed(_describe_failure(["ls-remote", remote], proc))
     for line in proc.stdout.decode().splitlines():
         commit, name = line.split("\t", 1)
         if name == ref:
@@ -475,12 +610,12 @@ def merge_tree(root: Path, ours: str, theirs: str, *, ours_for: Sequence[str] = 
     the tree id and the paths git could not merge (their blobs hold conflict markers).  The merge
     drivers named in `ours_for` keep ours without running (the caller merges those paths itself)."""
     quiet = [arg for name in ours_for for arg in ("-c", f"merge.{name}.driver=true")]
-    proc = run(root, *quiet, "merge-tree", "--write-tree", "--name-only", "-z", "--allow-unrelated-histories",
+    proc = _run(root, *quiet, "merge-tree", "--write-tree", "--name-only", "-z", "--allow-unrelated-histories",
                ours, theirs, check=False)
     if proc.returncode not in (0, 1):
-        raise GitError(describe_failure(["merge-tree", "--write-tree"], proc))
+        raise GitError(_describe_failure(["merge-tree", "--write-tree"], proc))
     head_part, _, _ = proc.stdout.partition(b"\0\0")  # tree, conflicted paths, then the messages
-    parts = split_z(head_part)
+    parts = _split_z(head_part)
     return parts[0], list(dict.fromkeys(parts[1:])) if proc.returncode == 1 else []
 
 
@@ -489,8 +624,8 @@ def tree_entries(root: Path, rev: str, paths: Sequence[str]) -> dict[str, tuple[
     found: dict[str, tuple[str, str] | None] = dict.fromkeys(paths)
     if not paths:
         return found
-    proc = run(root, "ls-tree", "-r", "-z", "--full-tree", rev)  # whole tree: no argument-list limit
-    for line in split_z(proc.stdout):
+    proc = _run(root, "ls-tree", "-r", "-z", "--full-tree", rev)  # whole tree: no argument-list limit
+    for line in _split_z(proc.stdout):
         meta, path = line.split("\t", 1)
         mode, _, oid = meta.split()
         if path in found:
@@ -500,17 +635,17 @@ def tree_entries(root: Path, rev: str, paths: Sequence[str]) -> dict[str, tuple[
 
 def changed_paths(root: Path, old: str, new: str) -> list[str]:
     """Every path whose entry differs between two commits (or trees), renames as delete + add."""
-    return split_z(run(root, "diff-tree", "-r", "-z", "--name-only", "--no-renames", old, new).stdout)
+    return _split_z(_run(root, "diff-tree", "-r", "-z", "--name-only", "--no-renames", old, new).stdout)
 
 
 def update_ref(root: Path, ref: str, new: str, old: str | None, reason: str) -> None:
     """Point `ref` at `new` if it is at `old` (None: only if it does not exist yet)."""
-    run(root, "update-ref", "-m", reason, ref, new, old or "")
+    _run(root, "update-ref", "-m", reason, ref, new, old or "")
 
 
 def refs_under(root: Path, prefix: str) -> list[str]:
-    return out(root, "for-each-ref", "--format=%(refname)", "--sort=refname", prefix).split()
+    return _out(root, "for-each-ref", "--format=%(refname)", "--sort=refname", prefix).split()
 
 
 def delete_ref(root: Path, ref: str) -> None:
-    run(root, "update-ref", "-d", ref, check=False)
+    _run(root, "update-ref", "-d", ref, check=False)

@@ -278,7 +278,7 @@ def _inventory(repo: MemoryRepo, written: set[str], days: int, seed: int) -> Sim
         budget = repo.config.budget_for(rel)
         if budget is not None:
             budgets.append((repo.repo_path(rel), doc.line_count, budget))
-    commits = int(git.out(repo.root, "rev-list", "--count", "HEAD"))
+    commits = len(git.rev_list(repo.root, "HEAD"))
     return SimulationReport(days, seed, repo.root, sorted(written), live, archived, merged, proven, commits, budgets)
 
 
@@ -299,7 +299,7 @@ def lint_every_commit(repo: MemoryRepo) -> list[str]:
 
     The first commit has no parent: all of its files get the per-file checks (`--all`).
     """
-    shas = git.out(repo.root, "rev-list", "--reverse", "HEAD").split()
+    shas = git.rev_list(repo.root, "HEAD")
     failures = []
     for number, sha in enumerate(shas):
         result = lint(repo, from_ref=f"{sha}~1" if number else sha, to_ref=sha, all_files=number == 0)

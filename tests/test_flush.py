@@ -10,8 +10,8 @@ import pytest
 from apm_git.commands.flush import flush
 from apm_git.commands.journal import add
 from apm_git.model import trailers
-from apm_git.model.scope import Scope
 from apm_git.store.repo import MemoryRepo
+from apm_git.store.scope import Scope
 from tests.conftest import Invoke, git, run_apm
 
 

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from apm_git.store.repo import MAX_FILE_BYTES, MemoryRepo
+from apm_git.model.limits import MAX_FILE_BYTES
+from apm_git.store.repo import MemoryRepo
 from tests.conftest import git
 
 pytestmark = pytest.mark.slow

@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from apm_git import clock, git
+from apm_git.model import trailers as trailer_model
 from apm_git.store.repo import MemoryRepo
 
 TOLERANCE = dt.timedelta(seconds=2)  # commit times have whole seconds
@@ -85,15 +86,12 @@ def note_clean_flush(repo: MemoryRepo, trigger: str, session: str) -> None:
 def flushes(repo: MemoryRepo) -> dict[str, list[Flush]]:
     found: dict[str, list[Flush]] = {}
     if git.head(repo.root) is not None:
-        text = git.out(repo.root, "log", "--format=%H%x1f%cI%x1f%(trailers:key=Apm-Trigger,valueonly,separator=)"
-                                        "%x1f%(trailers:key=Apm-Session,valueonly,separator=)%x1e")
-        for record in text.split("\x1e"):
-            parts = record.strip("\n").split("\x1f")
-            if len(parts) != 4 or not parts[3].strip() or not parts[2].strip():
-                continue
-            when = parse_time(parts[1])
+        for commit in git.log(repo.root, ["HEAD"]):
+            trailers = dict(trailer_model.parse(commit.message))
+            trigger, session = trailers.get("Apm-Trigger", "").strip(), trailers.get("Apm-Session", "").strip()
+            when = parse_time(commit.date) if trigger and session else None
             if when is not None:
-                flush = Flush(parts[3].strip(), parts[2].strip(), when, parts[0])
+                flush = Flush(session, trigger, when, commit.sha)
                 found.setdefault(flush.session, []).append(flush)
     log = repo.state_dir / CLEAN_LOG
     if log.is_file():

@@ -93,8 +93,8 @@ def build(repo_path: Path | None) -> MCPServer[Any]:
         from apm_git.cli.shapes import remember_json
         from apm_git.commands import remember as rm
         from apm_git.errors import UsageError
-        from apm_git.model.scope import require_known_group
         from apm_git.model.vocabulary import DECISION_VALUES
+        from apm_git.store.scope import require_known_group
 
         def work(repo: MemoryRepo) -> str:
             chosen = require_known_group(repo, rm.memory_scope(scope), create=False)

@@ -30,7 +30,7 @@ def too_large(snap: Snapshot) -> Iterator[Finding]:
     """A target too large for apm-git to read (its size is all that is known of it)."""
     for path in snap.targets:
         if path in snap.oversized:
-            from apm_git.store.repo import MAX_FILE_BYTES, megabytes
+            from apm_git.model.limits import MAX_FILE_BYTES, megabytes
 
             yield Finding(
                 path, 1, ID,

@@ -1,6 +1,6 @@
 """What the checks see: one comparison's base and new side, as text (docs/design.md 5).
 
-The checks are pure functions of a Snapshot; `apm_git.checks.gather` builds one from
+The checks are pure functions of a Snapshot; `apm_git.operations.gather` builds one from
 git (a commit, the index, or the work tree) and flush builds one from its scope.
 """
 from __future__ import annotations

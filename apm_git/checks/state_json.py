@@ -17,7 +17,7 @@ def validate(snap: Snapshot) -> Iterator[Finding]:
         import json  # only when a state file changed: most commits never need these
 
         from apm_git import jsontext
-        from apm_git.store.state import PROBLEMS
+        from apm_git.model.state_files import PROBLEMS
 
         text = snap.new[path]
         try:

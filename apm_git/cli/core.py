@@ -127,8 +127,8 @@ def flush_cmd(
     """Commit the memory changes of a scope as one commit."""
     from apm_git.commands.flush import flush
     from apm_git.hookinput import open_hook_repo, read_payload
-    from apm_git.model.scope import scope_for
     from apm_git.store.repo import open_repo
+    from apm_git.store.scope import scope_for
 
     repo_path = state(ctx).repo_path
     trigger = choice(FLUSH_TRIGGERS, trigger_text)

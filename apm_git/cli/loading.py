@@ -99,7 +99,7 @@ def remember_cmd(
     route_parts = (route_file, keywords, priority)
     if any(part is not None for part in route_parts) and None in route_parts:
         raise UsageError("--route, --keywords and --priority go together: --route FILE --keywords K --priority P")
-    from apm_git.model.scope import require_known_group
+    from apm_git.store.scope import require_known_group
 
     repo = state(ctx).repo()
     scope = require_known_group(repo, rm.memory_scope(scope_text), create=create)

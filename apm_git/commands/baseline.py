@@ -4,11 +4,11 @@ from __future__ import annotations
 import dataclasses
 
 from apm_git.checks import baseline, no_secrets
-from apm_git.checks.gather import WORKTREE, Sides, gather
 from apm_git.checks.run import run_checks
 from apm_git.checks.snapshot import Finding, Snapshot
 from apm_git.errors import UsageError
 from apm_git.model import names
+from apm_git.operations.gather import WORKTREE, Sides, gather
 from apm_git.store.lock import write_lock
 from apm_git.store.repo import MemoryRepo
 

@@ -100,9 +100,7 @@ def _files_at_head(repo: MemoryRepo, ids: list[str]) -> dict[str, str]:
     """Repo path -> HEAD text of each record file whose text has a heading of one of the ids' dates."""
     if git.head(repo.root) is None:
         return {}
-    patterns = [arg for marker in _markers(ids) for arg in ("-e", marker)]
-    grep = git.run(repo.root, "grep", "-l", "-z", "-F", *patterns, "HEAD", "--", repo.memory_prefix, check=False)
-    paths = [path.removeprefix("HEAD:") for path in git.split_z(grep.stdout)]
+    paths = git.grep_files(repo.root, "HEAD", _markers(ids), [repo.memory_prefix])
     paths = [path for path in paths if _record_file(repo, path)]
     blobs = git.cat_files(repo.root, [f"HEAD:{path}" for path in paths])
     texts = {}

@@ -77,11 +77,9 @@ def history(repo: MemoryRepo, entry_id: str) -> list[HistoryEvent]:
 def _paths(repo: MemoryRepo, entry_id: str, mentions: list[_Commit]) -> set[str]:
     prefix = repo.memory_prefix
     paths = {f"{prefix}/{entry_id[:10]}.md"}
-    grep = git.run(repo.root, "grep", "-z", "-F", "-e", f"## [{entry_id[:10]}]", "HEAD", "--", prefix, check=False)
-    for line in grep.stdout.decode("utf-8", "surrogateescape").split("\n"):
-        path, _, text = line.partition("\0")
-        if text and header_id(text) == entry_id:
-            paths.add(path.removeprefix("HEAD:"))
+    for path, text in git.grep_lines(repo.root, "HEAD", [f"## [{entry_id[:10]}]"], [prefix]):
+        if header_id(text) == entry_id:
+            paths.add(path)
     for _, value in (trailer for commit in mentions for trailer in commit.trailers):
         paths.update(token for token in value.replace("(", " ").split() if token.startswith(prefix + "/"))
     twins = set()
@@ -95,17 +93,15 @@ def _paths(repo: MemoryRepo, entry_id: str, mentions: list[_Commit]) -> set[str]
 
 def _mentions(repo: MemoryRepo, entry_id: str) -> list[_Commit]:
     """The commits whose consolidation or forget trailers name the entry, newest first, with those trailers."""
-    out = git.out(repo.root, "log", "-F", f"--grep={entry_id}", "--format=%x1e%H%x00%cI%x00%s%x00%B", "HEAD")
     commits = []
-    for chunk in out.split("\x1e")[1:]:
-        sha, date, subject, message = chunk.split("\0", 3)
+    for found in git.log(repo.root, ["HEAD"], grep=entry_id):
         trailers = [
-            (key, value) for key, value in trailer_model.parse(message)
+            (key, value) for key, value in trailer_model.parse(found.message)
             if (key in trailer_model.CONSOLIDATION or key == trailer_model.FORGET)
             and entry_id in value.replace("(", " ").replace(")", " ").split()
         ]
         if trailers:
-            commits.append(_Commit(sha, date, subject, trailers))
+            commits.append(_Commit(found.sha, found.date, found.subject, trailers))
     return commits
 
 
@@ -114,30 +110,17 @@ def _forgets(commit: _Commit, entry_id: str) -> bool:
 
 
 def _log(repo: MemoryRepo, paths: list[str]) -> list[_Commit]:
-    data = git.out(
-        repo.root, "log", "-z", "--topo-order", "--raw", "--no-abbrev", "-M",
-        "--format=%x1e%H%x00%cI%x00%s%x00%(trailers:only,unfold)%x00", "HEAD", "--", *paths,
-    )
     commits = []
-    for chunk in data.split("\x1e")[1:]:
-        fields = chunk.split("\0")
-        commit = _Commit(fields[0], fields[1], fields[2], trailer_model.parse("x\n\n" + fields[3]))
-        tokens = [token.lstrip("\n") for token in fields[4:]]
-        index = 0
-        while index < len(tokens):
-            meta = tokens[index]
-            if not meta.startswith(":"):
-                index += 1
-                continue
-            _, _, old, new, status = meta[1:].split(" ")
-            old_blob, new_blob = (old if old != NULL_SHA else None), (new if new != NULL_SHA else None)
-            if status[0] in "RC":
-                commit.files.append((tokens[index + 1], old_blob if status[0] == "R" else None, None))
-                commit.files.append((tokens[index + 2], None, new_blob))
-                index += 3
+    for found, changes in git.log_changes(repo.root, "HEAD", paths):
+        commit = _Commit(found.sha, found.date, found.subject, trailer_model.parse(found.message))
+        for change in changes:
+            old = change.old_blob if change.old_blob != NULL_SHA else None
+            new = change.new_blob if change.new_blob != NULL_SHA else None
+            if change.old_path is not None:  # a rename leaves its source, a copy keeps it as it was
+                commit.files.append((change.old_path, old if change.status == "R" else None, None))
+                commit.files.append((change.path, None, new))
             else:
-                commit.files.append((tokens[index + 1], old_blob, new_blob))
-                index += 2
+                commit.files.append((change.path, old, new))
         commits.append(commit)
     return commits
 

@@ -46,7 +46,7 @@ def init(path: Path, *, install: bool = True) -> InitResult:
     found = find_root(path)
     git_initialized = found is None
     if found is None:
-        git.run(path, "init", "--quiet")
+        git.init(path)
         found = find_root(path)
         assert found is not None
     root, git_dir = found
@@ -79,10 +79,10 @@ def init(path: Path, *, install: bool = True) -> InitResult:
     if hooks_config is not None:
         (updated if (root / precommit.CONFIG).exists() else created).append(precommit.CONFIG)
         write_atomic(root / precommit.CONFIG, hooks_config.encode("utf-8"))
-    git.run(root, "config", *DIFF_DRIVER)
+    git.config_set(root, *DIFF_DRIVER)
     register_merge_driver(root)
     # A kill can leave a temporary file of apm-git's behind: no `git add -A` of the user's stages it.
-    exclude = root / git.out(root, "rev-parse", "--git-path", "info/exclude").strip()
+    exclude = git.git_path(root, "info/exclude")
     _merge_lines(exclude, f"# apm-git's temporary files\n*{TEMP_SUFFIX}\n")
     paths = created + updated + [path for move in adoption.kept for path in move]
     if paths or adoption.commit:  # the baseline records what holds with the layout in place
@@ -120,4 +120,4 @@ def _merge_lines(path: Path, wanted: str) -> bool:
 
 
 def _tracked(root: Path, path: str) -> set[str]:
-    return set(git.split_z(git.run(root, "ls-files", "-z", "--", path).stdout))
+    return set(git.tracked(root, [path]))

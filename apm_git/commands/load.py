@@ -21,12 +21,13 @@ from apm_git import clock
 from apm_git.dreaming.score import record_score
 from apm_git.errors import ApmGitError, StateError, UnsafePath, UsageError
 from apm_git.model import dated, domains, index_md, names
+from apm_git.model.groups import check_group_name
 from apm_git.model.records import Record, parse
 from apm_git.model.routing import RouteChoice, RoutingTable, parse_routing, rank_routes, safe_file
 from apm_git.model.vocabulary import LoadMode, LoadRole
 from apm_git.operations.load_guards import CONVENTIONS, Breaker, Discipline, LoadedFile, SkippedFile
 from apm_git.store import layout, templates, tokens
-from apm_git.store.repo import MemoryRepo, UnreadableFile, check_group_name
+from apm_git.store.repo import MemoryRepo, UnreadableFile
 from apm_git.store.session import Held, SessionState, session_state
 from apm_git.store.state import load_flush_state, resolve_room
 

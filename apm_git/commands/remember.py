@@ -16,11 +16,11 @@ from apm_git import clock
 from apm_git.commands.journal import append_record
 from apm_git.errors import FindingsError, UsageError
 from apm_git.model import dated, names, routing, tasks
-from apm_git.model.scope import Scope, parse_scope
 from apm_git.model.vocabulary import DecisionValue, RememberAction
 from apm_git.store import layout
 from apm_git.store.lock import write_lock
 from apm_git.store.repo import MemoryRepo
+from apm_git.store.scope import Scope, parse_scope
 
 # The rows write-back adds when the index has no active row for the file it writes.
 DEFAULT_ROWS = {

@@ -7,8 +7,8 @@ from collections.abc import Collection, Sequence
 from apm_git import git
 from apm_git.checks import no_loss
 from apm_git.checks.entries import Place
-from apm_git.checks.gather import INDEX, WORKTREE, gather
 from apm_git.checks.snapshot import Snapshot
+from apm_git.operations.gather import INDEX, WORKTREE, gather
 from apm_git.review import classify as cl
 from apm_git.review.commits import CommitInfo, check_range, read_commits
 from apm_git.review.read import changed_files, new_side_config, resolve

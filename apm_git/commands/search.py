@@ -12,10 +12,11 @@ import math
 
 from apm_git.errors import UsageError
 from apm_git.model import names
+from apm_git.model.limits import MAX_FILE_BYTES
 from apm_git.model.vocabulary import SearchMethod
 from apm_git.search import sections, terms
 from apm_git.search.index import Hit, Index, Scope
-from apm_git.store.repo import MAX_FILE_BYTES, MemoryRepo, TooLarge, UnreadableFile, decode
+from apm_git.store.repo import MemoryRepo, TooLarge, UnreadableFile, decode
 
 SNIPPET_CHARS = 120
 _FIELDS_WITHOUT_TEXT = ("- Tags:", "- Fitness:", "- Source:", "- Archived:", "- Merged:")

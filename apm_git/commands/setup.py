@@ -31,13 +31,13 @@ def missing(root: Path) -> list[str]:
     """What this clone lacks of its setup, in the words `status` shows; empty when it is set up."""
     lacking = []
     key, value = DIFF_DRIVER
-    if git.run(root, "config", "--get", key, check=False).stdout.decode("utf-8", "replace").strip() != value:
+    if git.config_get(root, key) != value:
         lacking.append("the diff driver apm-memory")
-    driver = git.run(root, "config", "--get", MERGE_DRIVER[1][0], check=False).stdout.decode("utf-8", "replace")
+    driver = git.config_get(root, MERGE_DRIVER[1][0]) or ""
     if "merge-driver" not in driver:  # a driver command of the user's own that calls apm-git's counts
         lacking.append("the merge driver apm-memory")
     if (root / precommit.CONFIG).exists():
-        hook = root / git.out(root, "rev-parse", "--git-path", "hooks/pre-commit").strip()
+        hook = git.git_path(root, "hooks/pre-commit")
         try:
             installed = HOOK_MARK in hook.read_text(encoding="utf-8", errors="replace")
         except OSError:
@@ -52,7 +52,7 @@ def setup(root: Path, *, install: bool = True) -> SetupResult:
     lacking = missing(root)
     result = SetupResult(root, [])
     if "the diff driver apm-memory" in lacking:
-        git.run(root, "config", *DIFF_DRIVER)
+        git.config_set(root, *DIFF_DRIVER)
         result.registered.append("the diff driver apm-memory")
     if "the merge driver apm-memory" in lacking:
         register_merge_driver(root)
@@ -68,4 +68,4 @@ def setup(root: Path, *, install: bool = True) -> SetupResult:
 
 def register_merge_driver(root: Path) -> None:
     for key, value in MERGE_DRIVER:
-        git.run(root, "config", key, value)
+        git.config_set(root, key, value)

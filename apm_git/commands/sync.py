@@ -183,8 +183,7 @@ def upstream_branch(repo: MemoryRepo, local: str) -> str | None:
 
 
 def check_branch_name(repo: MemoryRepo, name: str, option: str, *, pattern: bool = False) -> None:
-    args = ["check-ref-format", *(("--refspec-pattern",) if pattern else ()), f"refs/heads/{name}"]
-    if name.startswith("-") or git.run(repo.root, *args, check=False).returncode != 0:
+    if name.startswith("-") or not git.is_ref_name(repo.root, f"refs/heads/{name}", pattern=pattern):
         what = "a branch name or a pattern with one * (agents/*)" if pattern else "a branch name"
         raise UsageError(f"{option} {name!r} is not {what}")
 

@@ -13,7 +13,6 @@ import functools
 from collections.abc import Mapping, Sequence
 
 from apm_git.checks.entries import NAMING_FIELDS, named_ids
-from apm_git.errors import ApmGitError
 from apm_git.jsontext import loads
 from apm_git.merge import lines as line_merge
 from apm_git.merge.records import OTHER_TITLE, Hits, Merged, hits_of, linked, merge_record, renamed, same, with_hits
@@ -25,7 +24,6 @@ from apm_git.model.index_md import generated
 from apm_git.model.names import ARCHIVED_JOURNALS, INDEX, STATE_FILES, memory_rel
 from apm_git.model.pathglob import glob_match
 from apm_git.model.records import Record, RecordFile, newline_of, parse
-from apm_git.store.config import parse_config
 
 BASE, OURS, THEIRS = 0, 1, 2
 PREAMBLE = ""  # the key of a file's preamble among its sections
@@ -82,8 +80,8 @@ def merge_memory(
 ) -> MemoryMerge:
     """The merged tree of three versions of the memory (repository-relative path -> text).
 
-    `append_only` (memory-relative globs) defaults to apm.yaml's setting when a side holds
-    apm.yaml, else to the default of docs/design.md 2.2.
+    `append_only` (memory-relative globs): the repository's setting (its caller read apm.yaml), else the
+    default of docs/design.md 2.2.
     """
     return _Merge([dict(base), dict(ours), dict(theirs)], memory_dir, append_only).run()
 
@@ -92,19 +90,9 @@ class _Merge:
     def __init__(self, sides: list[dict[str, str]], memory_dir: str, append_only: Sequence[str] | None) -> None:
         self.sides = sides
         self.memory_dir = memory_dir
-        self.append_only = tuple(append_only) if append_only is not None else self._append_only()
+        self.append_only = tuple(append_only) if append_only is not None else DEFAULT_APPEND_ONLY
         self.result = MemoryMerge({path: None for side in sides for path in side})
         self._parsed: dict[str, RecordFile] = {}
-
-    def _append_only(self) -> tuple[str, ...]:
-        for side in (OURS, THEIRS, BASE):
-            text = self.sides[side].get("apm.yaml")
-            if text is not None:
-                try:
-                    return parse_config(text).append_only
-                except ApmGitError:
-                    continue
-        return DEFAULT_APPEND_ONLY
 
     def run(self) -> MemoryMerge:
         self._follow_renames(OURS, THEIRS)

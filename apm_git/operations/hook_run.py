@@ -49,9 +49,9 @@ def run_hook(hook: str, files: list[str], key: str | None) -> Found:
     under `key`, and this hook's are returned."""
     from pathlib import Path
 
-    from apm_git.checks.gather import INDEX, gather, resolve_sides
-    from apm_git.checks.merges import across_merges, merge_commits
     from apm_git.checks.run import run_checks
+    from apm_git.operations.gather import INDEX, gather, resolve_sides
+    from apm_git.operations.lint_merges import across_merges, merge_commits
     from apm_git.store.repo import open_repo
 
     repo = open_repo(Path.cwd())  # the repository git runs the hook in, whatever APM_GIT_REPO says

@@ -74,11 +74,6 @@ def read_commits(root: Path, revisions: Sequence[str], *, max_count: int | None 
     """The commits `git log REVISIONS` lists (merges included), newest first."""
     if git.head(root) is None:
         return []
-    limit = (f"--max-count={max_count}",) if max_count is not None else ()
-    data = git.out(root, "log", *limit, "--format=%x1e%H%x00%cI%x00%P%x00%s%x00%B", *revisions, "--")
-    commits = []
-    for chunk in data.split("\x1e")[1:]:
-        sha, date, parents, subject, message = chunk.split("\0", 4)
-        commits.append(CommitInfo(sha, date, tuple(parents.split()), subject,
-                                  tuple(trailer_model.parse(message))))
-    return commits
+    return [CommitInfo(commit.sha, commit.date, commit.parents, commit.subject,
+                       tuple(trailer_model.parse(commit.message)))
+            for commit in git.log(root, revisions, max_count=max_count)]

@@ -10,13 +10,14 @@ import dataclasses
 import os
 
 from apm_git import git
-from apm_git.checks.gather import INDEX, WORKTREE, Sides
 from apm_git.errors import ConfigError, UsageError
 from apm_git.model.config import CONFIG_FILE, Config
+from apm_git.model.limits import MAX_FILE_BYTES, megabytes
+from apm_git.operations.gather import INDEX, WORKTREE, Sides
 from apm_git.review.classify import FileChange
 from apm_git.review.commits import check_range
 from apm_git.store.config import parse_config
-from apm_git.store.repo import MAX_FILE_BYTES, MemoryRepo, megabytes
+from apm_git.store.repo import MemoryRepo
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"  # git's empty tree: the base before the first commit
 ZERO = "0" * 40

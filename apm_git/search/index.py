@@ -21,9 +21,11 @@ from pathlib import Path
 
 from apm_git.errors import StateError
 from apm_git.model import names
+from apm_git.model.groups import check_group_name
+from apm_git.model.limits import MAX_FILE_BYTES
 from apm_git.search import sections, terms
 from apm_git.store.blob import blob_id
-from apm_git.store.repo import MAX_FILE_BYTES, MemoryRepo, TooLarge, UnreadableFile, check_group_name, decode
+from apm_git.store.repo import MemoryRepo, TooLarge, UnreadableFile, decode
 
 VERSION = "2"
 ENV_FTS5 = "APM_GIT_FTS5"  # "off": behave as on a platform whose SQLite lacks FTS5

@@ -222,13 +222,13 @@ def _say_left(left: Sequence[str], commit: str, subject: str) -> None:
 
 def _refresh_stat(repo: MemoryRepo) -> None:
     """Entries set from blob ids have no stat data: refresh it, so `git status` need not hash the files."""
-    git.run(repo.root, "update-index", "-q", "--refresh", check=False)
+    git.refresh_index(repo.root)
 
 
 def _descends(repo: MemoryRepo, now: str | None, new: str) -> bool:
     if now is None:
         return False
-    return git.run(repo.root, "merge-base", "--is-ancestor", new, now, check=False).returncode == 0
+    return git.is_ancestor(repo.root, new, now)
 
 
 def _check_journal_path(repo: MemoryRepo, path: str, committed: set[str]) -> None:

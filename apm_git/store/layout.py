@@ -9,9 +9,10 @@ from collections.abc import Collection, Mapping
 
 from apm_git.errors import UnsafePath
 from apm_git.model.dated import journal_date
+from apm_git.model.groups import check_group_name, is_group_name
 from apm_git.model.names import GROUP_FILES, GROUP_NAMES, GROUPS, MAIN, MAIN_FILES, MAIN_INDEX, MEMORY_MD
 from apm_git.store import templates
-from apm_git.store.repo import MemoryRepo, check_group_name, decode, is_group_name
+from apm_git.store.repo import MemoryRepo, decode
 from apm_git.store.state import group_names as read_group_names
 
 

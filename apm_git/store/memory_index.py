@@ -7,10 +7,11 @@ import time
 from collections.abc import Collection, Mapping
 
 from apm_git.model import dated, index_md, names
+from apm_git.model.limits import megabytes
 from apm_git.model.records import parse
 from apm_git.search import sections
 from apm_git.store import cache, layout
-from apm_git.store.repo import MemoryRepo, TooLarge, UnreadableFile, megabytes
+from apm_git.store.repo import MemoryRepo, TooLarge, UnreadableFile
 
 OTHERS_CACHE = "index-files.cache"  # per file: size, mtime, lines, last date, hint
 RACY_NS = 2_000_000_000  # a file changed this recently may change again within the same mtime

@@ -3,12 +3,12 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from apm_git.errors import NotAMemoryRepo, OsFailure, StateError, UnsafePath, UsageError
+from apm_git.errors import NotAMemoryRepo, OsFailure, StateError, UnsafePath
 from apm_git.model.config import CONFIG_FILE, Config
+from apm_git.model.limits import MAX_FILE_BYTES, megabytes
 from apm_git.model.names import memory_rel, repo_rel, zone
 from apm_git.store.atomic import write_atomic
 from apm_git.store.config import load_config
@@ -16,31 +16,6 @@ from apm_git.store.config import load_config
 ENV_REPO = "APM_GIT_REPO"
 STATE_DIR = "apm-git"  # under the git dir: locks, caches, session state
 CONFIG_CACHE = "config.cache"
-GROUP_NAME = re.compile(r"[a-z0-9][a-z0-9._-]{0,63}")
-# flush-state.json keeps the seed's `groups.last_flush_time` beside the per-group entries.
-RESERVED_GROUP_NAMES = frozenset({"last_flush_time"})
-GROUP_NAME_RULE = "use 1-64 of a-z 0-9 . _ - starting with a letter or digit, no '..', not 'last_flush_time'"
-
-
-def is_group_name(name: object) -> bool:
-    return (
-        isinstance(name, str) and GROUP_NAME.fullmatch(name) is not None and ".." not in name
-        and name not in RESERVED_GROUP_NAMES
-    )
-
-
-def check_group_name(name: str) -> str:
-    if not is_group_name(name):
-        raise UsageError(f"unsafe group name {name!r}: {GROUP_NAME_RULE}")
-    return name
-
-
-# apm-git reads (decodes, parses, scans, counts tokens of) memory files up to this size.  A
-# memory file lives within a line budget of a few hundred lines; one of several megabytes was
-# not written by hand, and reading it would cost seconds and hundreds of megabytes per command.
-MAX_FILE_BYTES = 4 * 1024 * 1024
-
-
 class UnreadableFile(StateError):
     """A memory file apm-git will not read: a command that can go on without it skips it."""
 
@@ -54,10 +29,6 @@ class TooLarge(UnreadableFile):
         super().__init__(f"{name} is {megabytes(size)}, over the {megabytes(MAX_FILE_BYTES)} apm-git reads; "
                          "split it, or move what is not memory out of the memory dir")
         self.size = size
-
-
-def megabytes(size: int) -> str:
-    return f"{size / (1024 * 1024):.1f} MB"
 
 
 @dataclasses.dataclass

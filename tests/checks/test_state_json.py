@@ -29,6 +29,6 @@ def test_valid_state_files_and_other_json_pass() -> None:
 
 def test_the_state_files_are_the_ones_state_py_validates() -> None:
     from apm_git.model.names import STATE_FILES
-    from apm_git.store.state import PROBLEMS
+    from apm_git.model.state_files import PROBLEMS
 
     assert set(STATE_FILES) == set(PROBLEMS)

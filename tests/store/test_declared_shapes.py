@@ -1,5 +1,5 @@
 """apm.yaml and flush-state.json are checked by what their classes declare (model/config.py's rules,
-store/state.py's parts): every declared setting and part refuses a wrong value with its own message."""
+model/state_files.py's parts): every declared setting and part refuses a wrong value with its own message."""
 from __future__ import annotations
 
 import dataclasses
@@ -8,8 +8,9 @@ import pytest
 
 from apm_git.errors import ConfigError
 from apm_git.model.config import Config, OneOf, Share, Whole, rule_of
+from apm_git.model.state_files import FLUSH_STATE_PARTS, flush_state_problem
 from apm_git.store.config import _SECTIONS, parse_config
-from apm_git.store.state import FLUSH_STATE_PARTS, empty_flush_state, flush_state_problem
+from apm_git.store.state import empty_flush_state
 
 SCALARS = [(None, field) for field in dataclasses.fields(Config) if rule_of(field)] + [
     (name, field) for name, section in _SECTIONS.items() for field in dataclasses.fields(section)
@@ -56,7 +57,7 @@ def test_the_empty_flush_state_keeps_the_declared_shape() -> None:
 
 @pytest.mark.parametrize("part", FLUSH_STATE_PARTS, ids=[part.key for part in FLUSH_STATE_PARTS])
 def test_every_declared_part_refuses_the_wrong_type_and_a_bad_timestamp(part: object) -> None:
-    from apm_git.store.state import Part
+    from apm_git.model.state_files import Part
 
     assert isinstance(part, Part)
     wrong = [] if part.kind is dict else {}

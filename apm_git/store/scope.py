@@ -5,10 +5,11 @@ import dataclasses
 
 from apm_git.errors import UsageError
 from apm_git.model.config import CONFIG_FILE
+from apm_git.model.groups import check_group_name
 from apm_git.model.names import FLUSH_STATE, GROUP_NAMES, GROUPS
 from apm_git.model.vocabulary import ScopeKind
 from apm_git.store import layout
-from apm_git.store.repo import MemoryRepo, check_group_name
+from apm_git.store.repo import MemoryRepo
 from apm_git.store.state import group_names, resolve_room
 
 

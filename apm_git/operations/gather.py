@@ -17,14 +17,15 @@ from pathlib import Path
 from typing import NamedTuple
 
 from apm_git import git
-from apm_git.checks import entry_cache
 from apm_git.checks.entries import EntryIndex, summarize
 from apm_git.checks.snapshot import Change, Snapshot
 from apm_git.errors import UsageError
 from apm_git.model import names
 from apm_git.model import trailers as trailer_model
+from apm_git.model.limits import MAX_FILE_BYTES
 from apm_git.model.records import parse
-from apm_git.store.repo import MAX_FILE_BYTES, MemoryRepo, utf8_problem
+from apm_git.store import entry_cache
+from apm_git.store.repo import MemoryRepo, utf8_problem
 
 INDEX = ":index"
 WORKTREE = ":worktree"
@@ -108,14 +109,7 @@ def _small_blobs(repo: MemoryRepo, *sides: tuple[Mapping[str, str | None], dict[
     others go to that side's `oversized`.  One `git cat-file --batch-check`, so no large blob ever
     leaves git."""
     ids = sorted({blob for wanted, _ in sides for blob in wanted.values() if blob})
-    if not ids:
-        return set()
-    out = git.run(repo.root, "cat-file", "--batch-check", stdin="".join(f"{blob}\n" for blob in ids).encode())
-    sizes = {}
-    for line in out.stdout.decode("ascii", "replace").splitlines():
-        parts = line.split()
-        if len(parts) == 3 and parts[2].isdigit():
-            sizes[parts[0]] = int(parts[2])
+    sizes = git.blob_sizes(repo.root, ids)
     for wanted, oversized in sides:
         for path, blob in wanted.items():
             if blob and sizes.get(blob, 0) > MAX_FILE_BYTES:
@@ -188,12 +182,10 @@ def forgotten_between(repo: MemoryRepo, sides: Sides) -> frozenset[str]:
     tip = sides.new if sides.new not in (INDEX, WORKTREE) else git.head(repo.root)
     if tip is None or tip == sides.base:
         return frozenset()
-    messages = git.out(repo.root, "log", "-F", f"--grep={trailer_model.FORGET}:", "--format=%x1e%B",
-                       f"{sides.base}..{tip}")
     return frozenset(
         value.split()[0]
-        for message in messages.split("\x1e") if message.strip()
-        for key, value in trailer_model.parse(message) if key == trailer_model.FORGET and value.split()
+        for commit in git.log(repo.root, [f"{sides.base}..{tip}"], grep=f"{trailer_model.FORGET}:")
+        for key, value in trailer_model.parse(commit.message) if key == trailer_model.FORGET and value.split()
     )
 
 
@@ -275,7 +267,7 @@ def _changes(
 
 
 def _in_scope(repo: MemoryRepo, pathspecs: list[str], listing: dict[str, str | None]) -> set[str]:
-    tracked = set(git.split_z(git.run(repo.root, "ls-files", "-z", "--", *pathspecs).stdout))
+    tracked = set(git.tracked(repo.root, pathspecs))
     return {path for path in listing if path in tracked} | set(git.untracked(repo.root, pathspecs)) & set(listing)
 
 

@@ -1,0 +1,83 @@
+"""The typed functions of the git gateway (apm_git/git.py) on real repositories: what each returns
+for the odd cases (no match, a missing object, a rename, a merge, a message with trailers)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from apm_git import git as gateway
+from apm_git.errors import GitError
+from tests.conftest import git
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    root = tmp_path / "plain"
+    root.mkdir()
+    gateway.init(root)
+    (root / "notes").mkdir()
+    (root / "notes" / "a.md").write_text("## [2026-04-06] first\nalpha line\n")
+    (root / "notes" / "b.md").write_text("beta\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "first\n\nbody line\n\nApm-Trigger: manual\nApm-Forget: x-1 notes/a.md — why")
+    return root
+
+
+def test_log_reads_each_commit_with_its_message_parents_and_a_fixed_string_grep(root: Path) -> None:
+    first = gateway.head(root)
+    (root / "notes" / "b.md").write_text("beta\nmore\n")
+    git(root, "commit", "-q", "-am", "second [not a regex")
+    commits = gateway.log(root, ["HEAD"])
+    assert [commit.subject for commit in commits] == ["second [not a regex", "first"]
+    assert commits[0].parents == (first,) and commits[1].parents == ()
+    assert commits[1].message.endswith("Apm-Trigger: manual\nApm-Forget: x-1 notes/a.md — why\n")
+    assert commits[0].date[:4].isdigit() and "T" in commits[0].date
+    assert [c.subject for c in gateway.log(root, ["HEAD"], grep="[not a")] == ["second [not a regex"]
+    assert [c.subject for c in gateway.log(root, ["HEAD"], max_count=1)] == ["second [not a regex"]
+    assert gateway.log(root, [f"{first}..HEAD"], grep="Apm-Forget:") == []
+
+
+def test_log_changes_names_the_source_of_a_rename_and_the_blobs_on_each_side(root: Path) -> None:
+    before = gateway.tree_blobs(root, "HEAD", ["notes"])
+    git(root, "mv", "notes/a.md", "notes/archived.md")
+    git(root, "commit", "-q", "-m", "move")
+    logged = gateway.log_changes(root, "HEAD", ["notes/a.md", "notes/archived.md"])
+    assert [entry.commit.subject for entry in logged] == ["move", "first"]
+    (moved,) = logged[0].changes
+    assert (moved.status, moved.old_path, moved.path) == ("R", "notes/a.md", "notes/archived.md")
+    assert moved.old_blob == moved.new_blob == before["notes/a.md"]
+    (added,) = logged[1].changes
+    assert (added.status, added.path, added.old_blob) == ("A", "notes/a.md", "0" * 40)
+
+
+def test_grep_finds_lines_and_files_by_fixed_string_and_nothing_is_no_error(root: Path) -> None:
+    assert gateway.grep_lines(root, "HEAD", ["## [2026-04-06]"], ["notes"]) == [
+        ("notes/a.md", "## [2026-04-06] first"),
+    ]
+    assert gateway.grep_files(root, "HEAD", ["beta", "alpha"], ["notes"]) == ["notes/a.md", "notes/b.md"]
+    assert gateway.grep_files(root, "HEAD", ["nowhere"], ["notes"]) == []
+    assert gateway.grep_lines(root, "HEAD", [], ["notes"]) == []
+    with pytest.raises(GitError, match="git grep"):
+        gateway.grep_files(root, "no-such-rev", ["beta"], ["notes"])
+
+
+def test_blob_sizes_reads_no_blob_and_leaves_a_missing_object_out(root: Path) -> None:
+    blobs = gateway.tree_blobs(root, "HEAD", ["notes"])
+    missing = "1" * 40
+    sizes = gateway.blob_sizes(root, [*blobs.values(), missing])
+    assert sizes == {blobs["notes/a.md"]: len("## [2026-04-06] first\nalpha line\n"), blobs["notes/b.md"]: 5}
+    assert gateway.blob_sizes(root, []) == {}
+
+
+def test_small_reads_tracked_git_path_ref_names_rev_list(root: Path) -> None:
+    (root / "notes" / "new.md").write_text("untracked\n")
+    assert gateway.tracked(root, ["notes"]) == ["notes/a.md", "notes/b.md"]
+    assert gateway.git_path(root, "info/exclude") == root / ".git" / "info" / "exclude"
+    assert gateway.is_ref_name(root, "refs/heads/agents/one")
+    assert not gateway.is_ref_name(root, "refs/heads/a..b")
+    assert not gateway.is_ref_name(root, "refs/heads/agents/*")
+    assert gateway.is_ref_name(root, "refs/heads/agents/*", pattern=True)
+    first = gateway.head(root)
+    git(root, "commit", "-q", "--allow-empty", "-m", "empty")
+    assert gateway.rev_list(root, "HEAD") == [first, gateway.head(root)]
