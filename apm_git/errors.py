@@ -59,6 +59,59 @@ class GitError(StateError):
     pass
 
 
+class UnreadableFile(StateError):
+    """A memory file apm-git will not read: a command that can go on without it skips it."""
+
+
+class InvalidUtf8(UnreadableFile):
+    pass
+
+
+class TooLarge(UnreadableFile):
+    def __init__(self, name: str, size: int, limit: int) -> None:
+        from apm_git.model.limits import megabytes
+
+        super().__init__(f"{name} is {megabytes(size)}, over the {megabytes(limit)} apm-git reads; "
+                         "split it, or move what is not memory out of the memory dir")
+        self.size = size
+
+
+class EditedMeanwhile(StateError):
+    """A file no longer holds the text the operation was planned from: someone edited it meanwhile."""
+
+    def __init__(self, rel: str) -> None:
+        super().__init__(f"{rel} changed since it was read")
+        self.rel = rel
+
+
+class BaselineError(CorruptStateFile):
+    """The baseline file cannot be read; the message says what is wrong."""
+
+
+class BadSettings(StateError):
+    pass
+
+
+class BadHookInput(StateError):
+    pass
+
+
+class NoFts5(StateError):
+    pass
+
+
+class FetchFailed(GitError):
+    """The remote could not be read (unreachable, gone, refused); nothing was changed locally."""
+
+
+class PlanRefused(FindingsError):
+    """A plan (or a run) that cannot be carried out as it stands; nothing was changed."""
+
+
+class FitnessError(ValueError):
+    pass
+
+
 class OsFailure(StateError):
     """The operating system refused a read or write (read-only, permissions, disk full, a file where
     a folder must be): one line naming the path and what to do."""

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
-from apm_git.errors import GitError
+from apm_git.errors import FetchFailed, GitError
 from apm_git.store.atomic import TEMP_SUFFIX
 
 # Status, diff and friends must not take index.lock behind a user's back.
@@ -548,10 +548,6 @@ def remotes(root: Path) -> list[str]:
 
 def is_ancestor(root: Path, ancestor: str, descendant: str) -> bool:
     return _run(root, "merge-base", "--is-ancestor", ancestor, descendant, check=False).returncode == 0
-
-
-class FetchFailed(GitError):
-    """The remote could not be read (unreachable, gone, refused); nothing was changed locally."""
 
 
 def fetch(root: Path, remote: str, refspecs: Sequence[str]) -> bool:

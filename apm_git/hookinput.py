@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 from apm_git import jsontext
-from apm_git.errors import StateError
+from apm_git.errors import BadHookInput
 from apm_git.model.vocabulary import FlushTrigger
 
 if TYPE_CHECKING:
@@ -20,10 +20,6 @@ EVENT_TRIGGERS: dict[str, FlushTrigger] = {
     "SubagentStop": "session-end",
     "Notification": "idle",
 }
-
-
-class BadHookInput(StateError):
-    pass
 
 
 @dataclasses.dataclass(frozen=True)

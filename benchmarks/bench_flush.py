@@ -7,7 +7,7 @@ from pathlib import Path
 from harness import APM, Context, Row, alternate, median_of, run, timed
 
 SECTION = "flush"
-TARGET_OVERHEAD = 0.3
+TARGET_OVERHEAD = 0.15  # issue 15 (issue 2 set 0.3 s)
 TARGET_GROWTH = 1.5
 
 

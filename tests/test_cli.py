@@ -33,3 +33,25 @@ def test_json_stdout_is_only_json(repo: MemoryRepo, run_cli: Invoke) -> None:
         ran = run_cli("--repo", str(repo.root), "--json", *args)
         assert ran.exit_code == 0, ran.stderr
         json.loads(ran.stdout)
+
+
+def test_every_command_defined_is_registered_in_one_list() -> None:
+    """apm_git/cli/__init__.py registers every command in COMMANDS; a command defined but not listed
+    (or a module registering itself on import) fails here."""
+    import importlib
+    import pkgutil
+
+    import click
+
+    import apm_git.cli as package
+    from apm_git.cli import COMMANDS
+
+    defined = set()
+    for info in pkgutil.iter_modules(package.__path__):
+        module = importlib.import_module(f"apm_git.cli.{info.name}")
+        for value in vars(module).values():
+            if isinstance(value, click.Command) and value is not package.cli:
+                defined.add(value)
+    subcommands = {sub for group in defined if isinstance(group, click.Group) for sub in group.commands.values()}
+    assert defined - subcommands == set(COMMANDS)
+    assert set(package.cli.commands.values()) == set(COMMANDS)

@@ -143,3 +143,27 @@ def test_a_plan_that_is_not_utf8_is_refused(repo: MemoryRepo, run_cli: Invoke, t
     ran = run_cli("--repo", str(repo.root), "deep-sleep", "--apply", str(plan))
     assert ran.exit_code == 1 and "not valid UTF-8" in one_line(ran.stderr)
     assert git(repo.root, "rev-parse", "HEAD") == head
+
+
+def test_every_exception_class_lives_in_errors_py() -> None:
+    """One hierarchy in one file (apm_git/errors.py): a reader finds every error a command can end with there.
+
+    A private class (a leading underscore) that never leaves its module is allowed: control flow, not an error.
+    """
+    import ast
+
+    package = Path(__file__).resolve().parent.parent / "apm_git"
+    errors = ast.parse((package / "errors.py").read_text(encoding="utf-8"))
+    known = {"Exception", "ValueError", *(node.name for node in errors.body if isinstance(node, ast.ClassDef))}
+    outside = []
+    for path in sorted(package.rglob("*.py")):
+        if path.name == "errors.py" and path.parent == package:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.ClassDef) or node.name.startswith("_"):
+                continue
+            bases = {base.id if isinstance(base, ast.Name) else base.attr if isinstance(base, ast.Attribute) else ""
+                     for base in node.bases}
+            if bases & known or any(name.endswith(("Error", "Exception")) for name in bases):
+                outside.append(f"{path.relative_to(package.parent)}: class {node.name}")
+    assert outside == []

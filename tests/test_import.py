@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from apm_git.dreaming.importing import execute_import, import_from_json, import_json, plan_import
-from apm_git.dreaming.plan import PlanRefused
+from apm_git.errors import PlanRefused
 from apm_git.model.config import Config
 from apm_git.model.records import parse
 from apm_git.store.repo import MemoryRepo

@@ -2,9 +2,11 @@
 from __future__ import annotations
 
 import datetime as dt
+import marshal
+import os
 
 from apm_git.model import index_md
-from apm_git.store.memory_index import build_index
+from apm_git.store.memory_index import SUMMARIES_CACHE, build_index
 from apm_git.store.repo import MemoryRepo
 from tests.checks.helpers import record
 from tests.conftest import Invoke, git
@@ -96,3 +98,50 @@ def test_too_many_files_are_summarized_by_folder(repo: MemoryRepo, run_cli: Invo
     (repo.memory / "research").rename(repo.memory / "studies")  # the index now names a folder that is gone
     ran = run_cli("--repo", str(repo.root), "lint", "--all")
     assert ran.exit_code == 1 and "names the folder research/, which holds no memory file" in ran.stdout
+
+
+def _age(repo: MemoryRepo, seconds: int) -> None:
+    """Date every memory file `seconds` back: old enough for the summary cache to keep it."""
+    for path in repo.memory.rglob("*.md"):
+        stamp = path.stat().st_mtime - seconds
+        os.utime(path, (stamp, stamp))
+
+
+def test_summaries_are_cached_and_an_edit_is_seen(repo: MemoryRepo) -> None:
+    fill(repo)
+    _age(repo, 3600)
+    first = build_index(repo, DAY)
+    cached = marshal.loads((repo.state_dir / SUMMARIES_CACHE).read_bytes())
+    assert ("decisions.md", False) in cached and ("2026-04-06.md", True) in cached
+    assert build_index(repo, DAY) == first
+    key = ("decisions.md", False)  # a row of the right stamp is believed: the file is not read again
+    cached[key] = (*cached[key][:4], ("From the cache",), ())
+    (repo.state_dir / SUMMARIES_CACHE).write_bytes(marshal.dumps(cached))
+    assert "From the cache" in build_index(repo, DAY)
+    decisions = repo.memory / "decisions.md"
+    decisions.write_text(decisions.read_text() + record("2026-04-07", "Queue on Kafka"))
+    _age(repo, 1800)
+    assert "Queue on Kafka" in build_index(repo, DAY)
+    lessons = repo.memory / "lessons.md"  # a conflict that goes away is gone from the index too
+    lessons.write_text(lessons.read_text().replace("- Conflicts: 2026-04-01-old-view — says the opposite\n", ""))
+    assert "2026-04-01-old-view" not in build_index(repo, DAY)
+
+
+def test_a_file_written_just_now_is_not_cached(repo: MemoryRepo) -> None:
+    fill(repo)  # written within the last two seconds: the mtime may not move on the next write
+    build_index(repo, DAY)
+    cached = marshal.loads((repo.state_dir / SUMMARIES_CACHE).read_bytes()) \
+        if (repo.state_dir / SUMMARIES_CACHE).exists() else {}
+    assert ("decisions.md", False) not in cached
+
+
+def test_a_torn_or_foreign_summary_cache_reads_as_a_miss(repo: MemoryRepo) -> None:
+    fill(repo)
+    _age(repo, 3600)
+    first = build_index(repo, DAY)
+    path = repo.state_dir / SUMMARIES_CACHE
+    path.write_bytes(b"\x00torn")
+    assert build_index(repo, DAY) == first
+    stat = (repo.memory / "decisions.md").stat()  # the right key and stamp, a row of another shape
+    path.write_bytes(marshal.dumps({("decisions.md", False): (stat.st_size, stat.st_mtime_ns, "lines?")}))
+    assert build_index(repo, DAY) == first

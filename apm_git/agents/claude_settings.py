@@ -15,16 +15,12 @@ from pathlib import Path
 from typing import Any
 
 from apm_git import jsontext
-from apm_git.errors import StateError
+from apm_git.errors import BadSettings
 
 PROJECT_FILE = Path(".claude") / "settings.json"
 HOOK_FLAG = "--hook-input"
 RECALL_EVENT = "UserPromptSubmit"
 PROGRAMS = ("apm-git", "apm-git-recall")  # apm-git-recall: the recall hook's light entry (agents/recall_hook.py)
-
-
-class BadSettings(StateError):
-    pass
 
 
 def commands(memory: Path | None, *, recall: bool = False) -> dict[str, str]:

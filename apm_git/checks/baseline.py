@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from apm_git.checks.snapshot import Finding, Snapshot
-from apm_git.errors import CorruptStateFile
+from apm_git.errors import BaselineError
 from apm_git.model import names
 
 FILE = names.BASELINE  # memory-relative
@@ -27,10 +27,6 @@ VERSION = 1
 BUDGET = "apm-budget"
 SECRETS = "apm-no-secrets"
 LINE_KEYED = frozenset({"apm-record-format", SECRETS})
-
-
-class BaselineError(CorruptStateFile):
-    """The baseline file cannot be read; the message says what is wrong."""
 
 
 @dataclasses.dataclass(frozen=True)

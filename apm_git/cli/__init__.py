@@ -1,200 +1,36 @@
 """The `apm-git` command line: parse, dispatch, format.  The work happens in apm_git.commands.
 
-Every expected error (an ApmGitError) becomes one line on stderr and its exit code;
-under `--hook-input` no exit code is ever 2, because 2 blocks compaction in Claude Code.
+Every command is registered here, in one list: a reader sees the whole command line in one place,
+and no module registers itself as a side effect of being imported.
 """
 from __future__ import annotations
 
-import dataclasses
-import json
-import sys
 from collections.abc import Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from apm_git import __version__
-from apm_git.errors import EXIT_FINDINGS, EXIT_STATE, EXIT_USAGE, ApmGitError, UsageError, describe_os_error
-from apm_git.streams import safe_streams
+from apm_git.cli import agents, checks, ci, core, dreaming, loading, review, sync
+from apm_git.cli.base import HOOK_FLAG, UTF8, CliState, cli, emit, open_memory, state
 
-HOOK_FLAG = "--hook-input"
-Word = TypeVar("Word", bound=str)
+__all__ = ["HOOK_FLAG", "UTF8", "CliState", "cli", "emit", "main", "open_memory", "state"]
 
-
-@dataclasses.dataclass
-class CliState:
-    repo_path: Path | None
-    json: bool
-
-    def repo(self, *, finish: bool = True) -> Any:
-        return open_memory(self.repo_path, finish=finish)
-
-
-def open_memory(path: Path | None, *, finish: bool = True) -> Any:
-    """The memory repository; a commit a kill interrupted is finished first when the lock is free
-    (`finish`), or only named in one line (lint, which never writes)."""
-    from apm_git.store import landing
-    from apm_git.store.repo import open_repo
-
-    repo = open_repo(path)
-    if finish:
-        landing.finish_pending(repo, wait=False)
-    else:
-        landing.note_pending(repo)
-    return repo
-
-
-def state(ctx: click.Context) -> CliState:
-    obj = ctx.find_root().obj
-    assert isinstance(obj, CliState)
-    return obj
-
-
-def print_json(data: dict[str, Any]) -> None:
-    """One JSON object on stdout: a shape of apm_git/cli/shapes*.py, declared in apm_git/schemas/."""
-    click.echo(json.dumps(data, indent=2, ensure_ascii=False))
-
-
-def emit(ctx: click.Context, data: dict[str, Any], text: str | None) -> None:
-    """JSON of `data` under --json (and nothing else on stdout), else `text`."""
-    if state(ctx).json:
-        print_json(data)
-    elif text:
-        click.echo(text)
-
-
-def choice(allowed: Sequence[Word], text: str) -> Word:
-    """An option's value (checked by click.Choice already) as the word of a Literal type it is."""
-    from apm_git.model.vocabulary import one_of
-
-    word = one_of(allowed, text)
-    if word is None:
-        raise UsageError(f"{text!r}: use one of {', '.join(allowed)}")
-    return word
-
-
-def _say_notices() -> None:
-    """What this run did about a commit a kill had interrupted (apm_git.store.landing), one line each."""
-    landing = sys.modules.get("apm_git.store.landing")  # not imported: nothing to say
-    if landing is not None:
-        for note in landing.take_notices():
-            click.echo(f"apm-git: {note}", err=True)
-
-
-def _say_fallback_identity() -> None:
-    """Once per run: the commits were made as apm-git <apm-git@localhost>, git having no identity here."""
-    gateway = sys.modules.get("apm_git.git")  # not imported: no commit was made
-    if gateway is None or not gateway.FALLBACK_COMMITS:
-        return
-    email = gateway.FALLBACK_IDENTITY["GIT_AUTHOR_EMAIL"]
-    click.echo(
-        f"apm-git: NOTE: git has no user identity here, so the commit(s) were made as apm-git <{email}>; "
-        "set yours with `git config --global user.name NAME` and `git config --global user.email EMAIL`",
-        err=True,
-    )
-    gateway.FALLBACK_COMMITS.clear()
-
-
-if TYPE_CHECKING:
-    _TextType = click.ParamType[str]
-else:  # click before 8.2 has no generic ParamType
-    _TextType = click.ParamType
-
-
-class Utf8Text(_TextType):
-    """Text that goes into memory (an entry, a title, a query, a room id): the UTF-8 its bytes are.
-
-    Under LANG=C without UTF-8 mode Python decodes argv as ASCII and keeps every other byte as a
-    surrogate ("café" arrives as "caf\\udcc3\\udca9"), which no UTF-8 file can hold and no id would
-    match.  Paths are left as the OS gave them: that form is the one the OS opens.
-    """
-
-    name = "text"
-
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
-        import os
-
-        text = str(value)
-        if text.isascii():
-            return text
-        try:
-            return os.fsencode(text).decode("utf-8")
-        except (UnicodeEncodeError, UnicodeDecodeError):
-            self.fail(f"{text.encode('utf-8', 'backslashreplace').decode()!r} is not valid UTF-8; pass UTF-8 text",
-                      param, ctx)
-
-
-UTF8 = Utf8Text()
-
-
-def _hook_mode(args: Sequence[str]) -> bool:
-    return any(arg == HOOK_FLAG or arg.startswith(HOOK_FLAG + "=") for arg in args)
-
-
-class ApmGroup(click.Group):
-    def invoke(self, ctx: click.Context) -> Any:
-        try:
-            return super().invoke(ctx)
-        except ApmGitError as error:
-            click.echo(f"apm-git: {error}", err=True)
-            ctx.exit(error.exit_code)
-        except OSError as error:  # the last net: a refusal of the OS that no layer named more precisely
-            click.echo(f"apm-git: {describe_os_error(error)}", err=True)
-            ctx.exit(EXIT_STATE)
-        finally:
-            _say_fallback_identity()
-            _say_notices()
-
-    def main(self, args: Sequence[str] | None = None, *rest: Any, **kwargs: Any) -> Any:
-        argv = list(sys.argv[1:] if args is None else args)
-        kwargs["standalone_mode"] = False
-        if args is None:
-            safe_streams()
-        try:
-            code = super().main(argv, *rest, **kwargs)
-        except click.exceptions.Exit as stop:
-            code = stop.exit_code
-        except click.ClickException as error:
-            error.show()
-            code = error.exit_code
-        except click.Abort:
-            click.echo("apm-git: aborted", err=True)
-            code = EXIT_FINDINGS
-        code = code if isinstance(code, int) else 0
-        if code == EXIT_USAGE and _hook_mode(argv):
-            code = EXIT_FINDINGS
-        sys.exit(code)
-
-
-@click.group(cls=ApmGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.option(
-    "--repo", "repo_path", type=click.Path(path_type=Path), envvar="APM_GIT_REPO",
-    help="Memory repository (default: the one containing the current directory; env APM_GIT_REPO).",
+COMMANDS: tuple[click.Command, ...] = (
+    core.init_cmd, core.setup_cmd, core.merge_driver_cmd, core.journal_group, core.flush_cmd, core.index_cmd,
+    core.status_cmd,
+    checks.lint_cmd, checks.baseline_cmd, checks.allow_secret_cmd,
+    loading.load_cmd, loading.remember_cmd, loading.search_cmd, loading.hit_cmd,
+    dreaming.deep_sleep_cmd, dreaming.rem_cmd, dreaming.dream_cmd, dreaming.history_cmd, dreaming.import_cmd,
+    dreaming.forget_cmd,
+    review.diff_cmd, review.log_cmd,
+    sync.sync_cmd,
+    agents.recall_cmd, agents.hooks_group, agents.mcp_cmd, agents.audit_cmd,
+    ci.ci_group,
 )
-@click.option("--json", "as_json", is_flag=True, help="Machine-readable JSON on stdout, nothing else.")
-@click.version_option(__version__, prog_name="apm-git")
-@click.pass_context
-def cli(ctx: click.Context, repo_path: Path | None, as_json: bool) -> None:
-    """Keep an AI agent's Markdown memory in git: one commit per flush, checked by pre-commit hooks."""
-    ctx.obj = CliState(repo_path, as_json)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     cli.main(args=argv, prog_name="apm-git")
     return 0  # pragma: no cover - cli.main always exits
-
-
-import apm_git.cli.checks  # noqa: E402,F401  (registers lint and index)
-from apm_git.cli import (  # noqa: E402  (registers the commands)
-    agents,  # noqa: F401  (recall, hooks)
-    ci,  # noqa: F401
-    core,  # noqa: F401
-    loading,  # noqa: F401  (load, remember, search, hit)
-    sync,  # noqa: F401
-)
-from apm_git.cli import dreaming as _dreaming  # noqa: E402,F401  (registers deep-sleep, rem, dream, history)
-from apm_git.cli import review as _review  # noqa: E402,F401  (registers diff and log)
 
 
 def _json_after_subcommand(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
@@ -218,4 +54,6 @@ def _accept_json_everywhere(group: click.Group) -> None:
             ))
 
 
+for _command in COMMANDS:
+    cli.add_command(_command)
 _accept_json_everywhere(cli)

@@ -6,14 +6,15 @@ from typing import IO
 
 import click
 
-from apm_git.cli import UTF8, cli, emit, shapes_agents, state
+from apm_git.cli import shapes_agents
+from apm_git.cli.base import UTF8, emit, state
 from apm_git.errors import EXIT_FINDINGS, EXIT_OK, UsageError
 from apm_git.model.vocabulary import AGENTS
 
 RECALL_FORMATS = ("markdown", "claude-hook")
 
 
-@cli.command("recall")
+@click.command("recall")
 @click.argument("prompt", required=False, type=UTF8)
 @click.option("--hook-input", "hook_input", type=click.File("r", encoding="utf-8"),
               help="UserPromptSubmit hook payload (JSON) from FILE or - for stdin: the prompt and cwd.")
@@ -47,7 +48,7 @@ def recall_cmd(ctx: click.Context, prompt: str | None, hook_input: IO[str] | Non
     return EXIT_OK
 
 
-@cli.group("hooks")
+@click.group("hooks")
 def hooks_group() -> None:
     """Install apm-git's hooks into an agent (Claude Code) and check them."""
 
@@ -170,7 +171,7 @@ def status_cmd(ctx: click.Context, no_run: bool) -> int:
     return EXIT_FINDINGS if failed else EXIT_OK
 
 
-@cli.command("mcp")
+@click.command("mcp")
 @click.option("--repo", "repo_path", type=click.Path(path_type=Path),
               help="The memory repository (same as the global --repo; default: $APM_GIT_REPO or the current one).")
 @click.pass_context
@@ -183,7 +184,7 @@ def mcp_cmd(ctx: click.Context, repo_path: Path | None) -> int:
     return EXIT_OK
 
 
-@cli.command("audit")
+@click.command("audit")
 @click.argument("transcripts", nargs=-1, type=click.Path(path_type=Path))
 @click.pass_context
 def audit_cmd(ctx: click.Context, transcripts: tuple[Path, ...]) -> int:

@@ -5,11 +5,12 @@ from pathlib import Path
 
 import click
 
-from apm_git.cli import cli, emit, shapes, state
+from apm_git.cli import shapes
+from apm_git.cli.base import emit, state
 from apm_git.errors import EXIT_FINDINGS, EXIT_OK, UsageError
 
 
-@cli.command("lint")
+@click.command("lint")
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @click.option("--from-ref", help="Base of the comparison (default: env PRE_COMMIT_FROM_REF, else HEAD).")
 @click.option("--to-ref", help="New side of the comparison (default: env PRE_COMMIT_TO_REF, else the work tree).")
@@ -46,7 +47,7 @@ def _repo_path(root: Path, path: Path) -> str:
         raise UsageError(f"{path} is outside the memory repository {root}; name a file under it") from None
 
 
-@cli.command("baseline")
+@click.command("baseline")
 @click.pass_context
 def baseline_cmd(ctx: click.Context) -> int:
     """Record every finding that `lint --all` reports now in memory/apm-baseline.json, as known."""
@@ -60,7 +61,7 @@ def baseline_cmd(ctx: click.Context) -> int:
     return EXIT_OK
 
 
-@cli.command("allow-secret")
+@click.command("allow-secret")
 @click.argument("spots", nargs=-1, required=True, metavar="PATH:LINE...")
 @click.pass_context
 def allow_secret_cmd(ctx: click.Context, spots: tuple[str, ...]) -> int:

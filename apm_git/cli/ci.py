@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import click
 
-from apm_git.cli import cli, emit, shapes_agents, state
+from apm_git.cli import shapes_agents
+from apm_git.cli.base import emit, state
 from apm_git.errors import EXIT_OK
 from apm_git.model.vocabulary import CiProvider
 
@@ -13,7 +14,7 @@ WHAT = {
 }
 
 
-@cli.group("ci")
+@click.group("ci")
 def ci_group() -> None:
     """Write the CI job that gates and shows memory changes in pull requests."""
 

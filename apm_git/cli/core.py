@@ -6,14 +6,15 @@ from typing import IO
 
 import click
 
-from apm_git.cli import UTF8, choice, cli, emit, shapes, state
+from apm_git.cli import shapes
+from apm_git.cli.base import UTF8, choice, emit, state
 from apm_git.errors import EXIT_FINDINGS, EXIT_OK
 from apm_git.model.config import KINDS
 from apm_git.model.fitness import VALUES
 from apm_git.model.vocabulary import FLUSH_TRIGGERS
 
 
-@cli.command("init")
+@click.command("init")
 @click.argument("path", required=False, type=click.Path(path_type=Path))
 @click.option("--no-install", is_flag=True, help="Do not run `pre-commit install`.")
 @click.pass_context
@@ -50,7 +51,7 @@ def init_cmd(ctx: click.Context, path: Path | None, no_install: bool) -> int:
     return EXIT_OK
 
 
-@cli.command("setup")
+@click.command("setup")
 @click.option("--no-install", is_flag=True, help="Do not run `pre-commit install`.")
 @click.pass_context
 def setup_cmd(ctx: click.Context, no_install: bool) -> int:
@@ -65,7 +66,7 @@ def setup_cmd(ctx: click.Context, no_install: bool) -> int:
     return EXIT_OK
 
 
-@cli.command("merge-driver")
+@click.command("merge-driver")
 @click.argument("base", type=click.Path(path_type=Path))
 @click.argument("ours", type=click.Path(path_type=Path))
 @click.argument("theirs", type=click.Path(path_type=Path))
@@ -85,7 +86,7 @@ def merge_driver_cmd(ctx: click.Context, base: Path, ours: Path, theirs: Path, p
     return EXIT_OK if result.clean else EXIT_FINDINGS
 
 
-@cli.group("journal")
+@click.group("journal")
 def journal_group() -> None:
     """Light Sleep: write to today's journal."""
 
@@ -108,7 +109,7 @@ def journal_add_cmd(ctx: click.Context, text: str, kind: str, title: str | None,
     return EXIT_OK
 
 
-@cli.command("flush")
+@click.command("flush")
 @click.option("--trigger", "trigger_text", type=click.Choice(FLUSH_TRIGGERS), default="manual",
               show_default=True, help="What asked for the flush (taken from --hook-input when not given).")
 @click.option("--scope", help="all, main or group:NAME (default: all).")
@@ -172,7 +173,7 @@ def flush_cmd(
     return EXIT_FINDINGS if result.notes else EXIT_OK
 
 
-@cli.command("index")
+@click.command("index")
 @click.pass_context
 def index_cmd(ctx: click.Context) -> int:
     """Rebuild memory/INDEX.md from the memory files."""
@@ -183,7 +184,7 @@ def index_cmd(ctx: click.Context) -> int:
     return EXIT_OK
 
 
-@cli.command("status")
+@click.command("status")
 @click.option("--files", "all_files", is_flag=True, help="List every memory file with its lines and budget.")
 @click.pass_context
 def status_cmd(ctx: click.Context, all_files: bool) -> int:

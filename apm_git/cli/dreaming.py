@@ -7,7 +7,8 @@ from typing import IO, Any
 import click
 
 from apm_git import jsontext
-from apm_git.cli import cli, emit, print_json, shapes_dreaming, state
+from apm_git.cli import shapes_dreaming
+from apm_git.cli.base import emit, print_json, state
 from apm_git.errors import EXIT_FINDINGS, EXIT_OK, UsageError
 from apm_git.model.trailers import CONSOLIDATION
 
@@ -39,7 +40,7 @@ def _stage_text(result: Any) -> str:
 
 def load_plan(plan_file: IO[str], command: str) -> Any:
     """The JSON of a plan file; a file that is not JSON or not UTF-8 is refused in one line."""
-    from apm_git.dreaming.plan import PlanRefused
+    from apm_git.errors import PlanRefused
 
     try:
         return jsontext.loads(plan_file.read())
@@ -52,7 +53,7 @@ def load_plan(plan_file: IO[str], command: str) -> Any:
         ) from None
 
 
-@cli.command("deep-sleep")
+@click.command("deep-sleep")
 @click.option("--plan", "show_plan", is_flag=True, help="Print the proposed moves as JSON; change nothing.")
 @click.option("--apply", "plan_file", type=click.File("r", encoding="utf-8"), metavar="PLAN.json",
               help="Carry out a plan printed by --plan (possibly edited), after checking it.")
@@ -75,7 +76,7 @@ def deep_sleep_cmd(ctx: click.Context, show_plan: bool, plan_file: IO[str] | Non
     return EXIT_OK
 
 
-@cli.command("rem")
+@click.command("rem")
 @click.option("--dry-run", is_flag=True, help="Say what would be done; change nothing.")
 @click.option("--force", is_flag=True, help="Run even when it archives more than rem.max_archive_share.")
 @click.pass_context
@@ -88,7 +89,7 @@ def rem_cmd(ctx: click.Context, dry_run: bool, force: bool) -> int:
     return EXIT_OK
 
 
-@cli.command("dream")
+@click.command("dream")
 @click.option("--force", is_flag=True, help="Pass --force to the stages that run.")
 @click.pass_context
 def dream_cmd(ctx: click.Context, force: bool) -> int:
@@ -106,7 +107,7 @@ def dream_cmd(ctx: click.Context, force: bool) -> int:
     return EXIT_OK
 
 
-@cli.command("history")
+@click.command("history")
 @click.argument("entry_id", metavar="ENTRY-ID")
 @click.pass_context
 def history_cmd(ctx: click.Context, entry_id: str) -> int:
@@ -123,7 +124,7 @@ def history_cmd(ctx: click.Context, entry_id: str) -> int:
     return EXIT_OK
 
 
-@cli.command("import")
+@click.command("import")
 @click.option("--plan", "show_plan", is_flag=True, help="Print the import plan as JSON (to edit); change nothing.")
 @click.option("--apply", "plan_file", type=click.File("r", encoding="utf-8"), metavar="PLAN.json",
               help="Carry out a plan printed by --plan (items may be dropped or their kind changed); '-' reads stdin.")
@@ -163,7 +164,7 @@ def _import_text(data: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-@cli.command("forget")
+@click.command("forget")
 @click.argument("entry_ids", nargs=-1, required=True, metavar="ENTRY-ID...")
 @click.option("--reason", required=True, help="Why the entries are deleted (goes into the commit).")
 @click.pass_context

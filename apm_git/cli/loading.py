@@ -5,7 +5,8 @@ from typing import IO
 
 import click
 
-from apm_git.cli import UTF8, choice, cli, emit, open_memory, print_json, shapes, state
+from apm_git.cli import shapes
+from apm_git.cli.base import UTF8, choice, emit, open_memory, print_json, state
 from apm_git.errors import EXIT_FINDINGS, EXIT_OK, UsageError
 from apm_git.model.fitness import VALUES
 
@@ -13,7 +14,7 @@ FORMATS = ("markdown", "json", "claude-hook")
 FRESH_SOURCES = ("clear", "compact")  # SessionStart sources after which the agent's context is empty
 
 
-@cli.command("load")
+@click.command("load")
 @click.option("--room", type=UTF8, help="Room id of a group chat; mapped to its group through group_names.json.")
 @click.option("--group", help="Group name (memory/groups/NAME.md is its index).")
 @click.option("--main", "main_session", is_flag=True, help="The DM (main session) memory.")
@@ -65,7 +66,7 @@ def load_cmd(
     return EXIT_OK
 
 
-@cli.command("remember")
+@click.command("remember")
 @click.option("--scope", "scope_text", required=True, help="main or group:NAME.")
 @click.option("--decision", type=UTF8,
               help="A decision: appended as a record (group: experience.md; main: today's journal).")
@@ -122,7 +123,7 @@ def remember_cmd(
     return EXIT_OK
 
 
-@cli.command("search")
+@click.command("search")
 @click.argument("query", type=UTF8)
 @click.option("--archive", "archive_only", is_flag=True, help="Search only memory/archive/.")
 @click.option("--limit", type=click.IntRange(min=1), default=10, show_default=True, help="Sections to show.")
@@ -152,7 +153,7 @@ def search_cmd(ctx: click.Context, query: str, archive_only: bool, limit: int, g
     return EXIT_OK
 
 
-@cli.command("hit")
+@click.command("hit")
 @click.argument("entry_ids", nargs=-1, required=True, metavar="ENTRY-ID...")
 @click.pass_context
 def hit_cmd(ctx: click.Context, entry_ids: tuple[str, ...]) -> int:

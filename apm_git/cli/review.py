@@ -3,13 +3,13 @@ from __future__ import annotations
 
 import click
 
-from apm_git.cli import cli, print_json, state
+from apm_git.cli.base import print_json, state
 from apm_git.errors import EXIT_FINDINGS, EXIT_OK, UsageError
 
 FORMATS = ("text", "markdown", "json")
 
 
-@cli.command("diff")
+@click.command("diff")
 @click.argument("revision", required=False, metavar="[REV | A..B | A...B]")
 @click.option("--cached", is_flag=True, help="Compare the index (what is staged) instead of the work tree.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default=None,
@@ -40,7 +40,7 @@ def diff_cmd(ctx: click.Context, revision: str | None, cached: bool, fmt: str | 
     return EXIT_OK
 
 
-@cli.command("log")
+@click.command("log")
 @click.argument("revision", required=False, metavar="[RANGE]")
 @click.option("-n", "--max-count", type=click.IntRange(min=1), default=None, help="Show at most N commits.")
 @click.option("--apm-only", is_flag=True, help="Leave out the commits apm-git did not make.")

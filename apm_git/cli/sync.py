@@ -5,11 +5,12 @@ from typing import Any
 
 import click
 
-from apm_git.cli import cli, emit, shapes_agents, state
+from apm_git.cli import shapes_agents
+from apm_git.cli.base import emit, state
 from apm_git.errors import EXIT_FINDINGS, EXIT_OK
 
 
-@cli.command("sync")
+@click.command("sync")
 @click.option("--remote", help="Remote to sync with (default: the branch's upstream remote, else origin).")
 @click.option("--branch", help="Remote branch to merge and push to (default: the upstream branch, else this "
                                "branch's name); e.g. agents/NAME for one branch per agent.")

@@ -6,14 +6,9 @@ from typing import Any, Final
 
 from apm_git import clock
 from apm_git.dreaming.execute import Changes, budget_problems, execute_deep_sleep, rescored, validate
-from apm_git.dreaming.plan import (
-    DeepSleepPlan,
-    PlanRefused,
-    deep_sleep_from_json,
-    deep_sleep_json,
-    deep_sleep_trailers,
-)
+from apm_git.dreaming.plan import DeepSleepPlan, deep_sleep_from_json, deep_sleep_json, deep_sleep_trailers
 from apm_git.dreaming.plan_deep_sleep import Memory, plan_deep_sleep
+from apm_git.errors import PlanRefused
 from apm_git.operations.consolidation import (
     StageResult,
     check_guard,

@@ -7,7 +7,7 @@ from apm_git import clock
 from apm_git.commands.deep_sleep import deep_sleep
 from apm_git.commands.rem import rem
 from apm_git.commands.status import due_dates
-from apm_git.dreaming.plan import PlanRefused
+from apm_git.errors import PlanRefused
 from apm_git.model.vocabulary import DueStage
 from apm_git.operations.consolidation import StageResult
 from apm_git.store.repo import MemoryRepo

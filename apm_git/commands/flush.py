@@ -16,7 +16,7 @@ from typing import Any
 from apm_git import clock, git
 from apm_git.checks import baseline, budget, index_fresh, no_secrets
 from apm_git.checks.run import CHECKS, run_checks
-from apm_git.errors import ApmGitError
+from apm_git.errors import ApmGitError, InvalidUtf8
 from apm_git.model import names
 from apm_git.model.vocabulary import FlushTrigger
 from apm_git.operations.flush_keep import Kept, committed_index, files_line, keep_losses, loss_line, unreadable_line
@@ -25,7 +25,7 @@ from apm_git.store import layout
 from apm_git.store.commit import commit
 from apm_git.store.lock import write_lock
 from apm_git.store.memory_index import keep_own_index, refresh_index
-from apm_git.store.repo import InvalidUtf8, MemoryRepo
+from apm_git.store.repo import MemoryRepo
 from apm_git.store.scope import Scope
 from apm_git.store.state import load_flush_state, save_flush_state
 from apm_git.store.transaction import Transaction

@@ -9,13 +9,13 @@ from __future__ import annotations
 import dataclasses
 
 from apm_git import clock
-from apm_git.errors import UsageError
+from apm_git.errors import UnreadableFile, UsageError
 from apm_git.model import names
 from apm_git.model.entry_id import is_entry_id
 from apm_git.model.fitness import Fitness
 from apm_git.model.records import Record, RecordFile, parse, set_field
 from apm_git.store.lock import write_lock
-from apm_git.store.repo import MemoryRepo, UnreadableFile
+from apm_git.store.repo import MemoryRepo
 
 
 @dataclasses.dataclass(frozen=True)

@@ -19,7 +19,7 @@ import re
 
 from apm_git import clock
 from apm_git.dreaming.score import record_score
-from apm_git.errors import ApmGitError, StateError, UnsafePath, UsageError
+from apm_git.errors import ApmGitError, StateError, UnreadableFile, UnsafePath, UsageError
 from apm_git.model import dated, domains, index_md, names
 from apm_git.model.groups import check_group_name
 from apm_git.model.records import Record, parse
@@ -27,7 +27,7 @@ from apm_git.model.routing import RouteChoice, RoutingTable, parse_routing, rank
 from apm_git.model.vocabulary import LoadMode, LoadRole
 from apm_git.operations.load_guards import CONVENTIONS, Breaker, Discipline, LoadedFile, SkippedFile
 from apm_git.store import layout, templates, tokens
-from apm_git.store.repo import MemoryRepo, UnreadableFile
+from apm_git.store.repo import MemoryRepo
 from apm_git.store.session import Held, SessionState, session_state
 from apm_git.store.state import load_flush_state, resolve_room
 
@@ -370,7 +370,8 @@ def recall(run: _Run, group: str | None, under: str | None, whole: set[str]) -> 
     """L2 through the index: the sections of the scope that best match the intent, in rank order, each
     whole or not at all, skipping sections of files already loaded whole."""
     from apm_git.commands.search import matched, query_terms, scan_sections
-    from apm_git.search.index import Index, NoFts5, Scope
+    from apm_git.errors import NoFts5
+    from apm_git.search.index import Index, Scope
 
     assert run.result.intent is not None
     try:

@@ -40,7 +40,8 @@ class RecallResult:
 
 def recall(repo: MemoryRepo, prompt: str, *, budget: int = DEFAULT_BUDGET) -> RecallResult:
     from apm_git.commands.search import matched, query_terms, scan_sections
-    from apm_git.search.index import Index, NoFts5, Scope
+    from apm_git.errors import NoFts5
+    from apm_git.search.index import Index, Scope
 
     result = RecallResult(prompt, [], 0, budget, "index")
     try:

@@ -10,13 +10,13 @@ from __future__ import annotations
 import dataclasses
 import math
 
-from apm_git.errors import UsageError
+from apm_git.errors import TooLarge, UnreadableFile, UsageError
 from apm_git.model import names
 from apm_git.model.limits import MAX_FILE_BYTES
 from apm_git.model.vocabulary import SearchMethod
 from apm_git.search import sections, terms
 from apm_git.search.index import Hit, Index, Scope
-from apm_git.store.repo import MemoryRepo, TooLarge, UnreadableFile, decode
+from apm_git.store.repo import MemoryRepo, decode
 
 SNIPPET_CHARS = 120
 _FIELDS_WITHOUT_TEXT = ("- Tags:", "- Fitness:", "- Source:", "- Archived:", "- Merged:")
@@ -120,7 +120,7 @@ def scan_sections(
         files += 1
         try:
             if stat.st_size > MAX_FILE_BYTES:
-                raise TooLarge(repo.repo_path(path), stat.st_size)
+                raise TooLarge(repo.repo_path(path), stat.st_size, MAX_FILE_BYTES)
             text = decode((repo.memory / path).read_bytes(), repo.repo_path(path))
         except UnreadableFile as error:
             skipped.append(str(error))

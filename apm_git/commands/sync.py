@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from apm_git import git
-from apm_git.errors import StateError, UsageError
+from apm_git.errors import FetchFailed, StateError, UsageError
 from apm_git.model.config import CONFIG_FILE
 from apm_git.store.lock import write_lock
 from apm_git.store.repo import MemoryRepo
@@ -94,7 +94,7 @@ def sync(
         for attempt in range(1, max_attempts + 1):
             try:
                 theirs, gathered = fetch(repo, remote, target, gather)
-            except git.FetchFailed as error:
+            except FetchFailed as error:
                 if attempt == 1:
                     raise StateError(f"{error}; nothing was changed locally: check the remote (`git remote -v`) "
                                      "and the network, then retry") from None
@@ -154,7 +154,7 @@ def moved(repo: MemoryRepo, remote: str, target: str, fetched: str | None) -> bo
     ref (`[remote rejected]`, a lock failure) is retried like one git rejected up front."""
     try:
         return git.ls_remote(repo.root, remote, f"refs/heads/{target}") != fetched
-    except git.FetchFailed:
+    except FetchFailed:
         return False
 
 

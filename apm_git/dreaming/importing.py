@@ -23,7 +23,8 @@ from typing import Any, Final
 
 from apm_git.dreaming.edit import keep_end, rewrite
 from apm_git.dreaming.items import NOTE_VALUE, collect_items, dated_record
-from apm_git.dreaming.plan import PLAN_VERSION, PlanRefused
+from apm_git.dreaming.plan import PLAN_VERSION
+from apm_git.errors import PlanRefused
 from apm_git.model import dated
 from apm_git.model.config import KINDS
 from apm_git.model.fitness import Fitness

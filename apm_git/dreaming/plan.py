@@ -10,14 +10,10 @@ import datetime as dt
 import functools
 from typing import Any
 
-from apm_git.errors import FindingsError
+from apm_git.errors import PlanRefused
 from apm_git.model.names import memory_rel, repo_rel
 
 PLAN_VERSION = 1
-
-
-class PlanRefused(FindingsError):
-    """A plan (or a run) that cannot be carried out as it stands; nothing was changed."""
 
 
 @dataclasses.dataclass(frozen=True)

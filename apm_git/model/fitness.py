@@ -5,15 +5,12 @@ import dataclasses
 import datetime as dt
 import re
 
+from apm_git.errors import FitnessError
 from apm_git.model.vocabulary import DECISION_VALUES
 
 VALUES = DECISION_VALUES  # decision_value, best first
 VALUE_POINTS = {"HIGH": 50, "MEDIUM": 25, "LOW": 0}
 _PAIR = re.compile(r"\s*([a-z_]+)\s*=\s*([^,]*?)\s*")
-
-
-class FitnessError(ValueError):
-    pass
 
 
 @dataclasses.dataclass(frozen=True)

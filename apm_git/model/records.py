@@ -18,8 +18,9 @@ import datetime as dt
 import re
 from collections.abc import Iterator
 
+from apm_git.errors import FitnessError
 from apm_git.model.entry_id import entry_id
-from apm_git.model.fitness import Fitness, FitnessError
+from apm_git.model.fitness import Fitness
 
 BOM = "\ufeff"
 PROVEN = "[PROVEN]"

@@ -14,14 +14,13 @@ from pathlib import Path
 
 from apm_git import clock, git
 from apm_git.dreaming.execute import Changes
-from apm_git.errors import StateError
+from apm_git.errors import EditedMeanwhile, StateError
 from apm_git.model import dated, names
 from apm_git.store.commit import commit
 from apm_git.store.landing import Update
 from apm_git.store.memory_index import build_index, own_index
 from apm_git.store.repo import MemoryRepo
 from apm_git.store.state import flush_state_text, load_flush_state, record_quiet_run
-from apm_git.store.transaction import EditedMeanwhile
 
 
 def commit_run(

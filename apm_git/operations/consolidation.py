@@ -9,9 +9,9 @@ from typing import Any
 from apm_git import git
 from apm_git.commands.flush import flush
 from apm_git.dreaming.execute import Changes
-from apm_git.dreaming.plan import DeepSleepPlan, Kept, PlanRefused
+from apm_git.dreaming.plan import DeepSleepPlan, Kept
 from apm_git.dreaming.plan_deep_sleep import Memory
-from apm_git.errors import StateError
+from apm_git.errors import PlanRefused, StateError
 from apm_git.model import names
 from apm_git.model.config import Rem
 from apm_git.model.records import parse

@@ -20,10 +20,11 @@ from pathlib import Path
 from apm_git import git
 from apm_git.checks import no_loss
 from apm_git.checks.snapshot import INDEX, Snapshot
+from apm_git.errors import InvalidUtf8
 from apm_git.model import names
 from apm_git.model.reinsert import drop_records, keep_records
 from apm_git.store.memory_index import build_index
-from apm_git.store.repo import InvalidUtf8, MemoryRepo
+from apm_git.store.repo import MemoryRepo
 
 SHOWN = 10  # entries named in the one line; `apm-git lint` lists them all
 SHOWN_FILES = 5  # files named in the one line; `git status` lists them all

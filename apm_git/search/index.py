@@ -19,13 +19,13 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from apm_git.errors import StateError
+from apm_git.errors import NoFts5, TooLarge, UnreadableFile
 from apm_git.model import names
 from apm_git.model.groups import check_group_name
 from apm_git.model.limits import MAX_FILE_BYTES
 from apm_git.search import sections, terms
 from apm_git.store.blob import blob_id
-from apm_git.store.repo import MemoryRepo, TooLarge, UnreadableFile, decode
+from apm_git.store.repo import MemoryRepo, decode
 
 VERSION = "2"
 ENV_FTS5 = "APM_GIT_FTS5"  # "off": behave as on a platform whose SQLite lacks FTS5
@@ -41,10 +41,6 @@ CREATE VIRTUAL TABLE fts USING fts5(heading, body, place, tokenize='{terms.TOKEN
 INSERT INTO fts(fts, rank) VALUES ('rank', '{WEIGHTS}');
 INSERT INTO meta VALUES ('version', '{VERSION}');
 """
-
-
-class NoFts5(StateError):
-    pass
 
 
 NO_FTS5 = ("this Python's SQLite has no FTS5, which the search index needs; `apm-git search --scan QUERY` "
@@ -202,7 +198,7 @@ class Index:
                 continue
             try:
                 if st.st_size > MAX_FILE_BYTES:
-                    raise TooLarge(self.repo.repo_path(path), st.st_size)
+                    raise TooLarge(self.repo.repo_path(path), st.st_size, MAX_FILE_BYTES)
                 data = (self.repo.memory / path).read_bytes()
                 text = decode(data, self.repo.repo_path(path))
             except UnreadableFile as error:

@@ -6,14 +6,16 @@ import re
 import time
 from collections.abc import Collection, Mapping
 
+from apm_git.errors import TooLarge, UnreadableFile
 from apm_git.model import dated, index_md, names
 from apm_git.model.limits import megabytes
 from apm_git.model.records import parse
 from apm_git.search import sections
 from apm_git.store import cache, layout
-from apm_git.store.repo import MemoryRepo, TooLarge, UnreadableFile
+from apm_git.store.repo import MemoryRepo
 
 OTHERS_CACHE = "index-files.cache"  # per file: size, mtime, lines, last date, hint
+SUMMARIES_CACHE = "index-summaries.cache"  # per category file, journal or kept file: its summary and conflicts
 RACY_NS = 2_000_000_000  # a file changed this recently may change again within the same mtime
 
 
@@ -29,51 +31,115 @@ def build_index(
     builds the index of its result before writing any of it (its planned texts, moved files None).
     """
 
-    def read(name: str) -> str | None:
-        return None if name in exclude else instead[name] if name in instead else repo.read(name)
-
+    summaries = _Summaries(repo, exclude, instead)
     categories: list[tuple[str, str, index_md.FileSummary]] = []
     conflicts: list[index_md.Conflict] = []
     budget = 0
     for kind, name in repo.config.routing.items():
         if any(name == seen for _, seen, _ in categories):
             continue
-        try:
-            text = read(name)
-        except TooLarge as error:
-            categories.append((kind, name, _unread(repo, name, error)))
-            budget += repo.config.budget_for(name) or 0
+        found = summaries.of(name)
+        if found is None:
             continue
-        if text is None:
-            continue
-        parsed = parse(text)
-        categories.append((kind, name, index_md.summarize(name, parsed)))
-        conflicts += index_md.conflicts_of(name, parsed.entries)
+        categories.append((kind, name, found[0]))
+        conflicts += found[1]
         budget += repo.config.budget_for(name) or 0
     for name in repo.markdown_files(names.KEPT):  # a person's own index (or other file) that apm-git moved aside
-        try:
-            text = read(name)
-        except TooLarge as error:
-            categories.append(("kept", name, _unread(repo, name, error)))
-            continue
-        if text is not None:
-            categories.append(("kept", name, index_md.summarize(name, parse(text))))
+        found = summaries.of(name)
+        if found is not None:
+            categories.append(("kept", name, found[0]))
     live = set(layout.journals(repo)) | {name for name in instead if dated.journal_date(name)}
-    summaries = []
+    journals = []
     for name in sorted(live, reverse=True):
-        if name in exclude:
-            continue
-        try:
-            text = read(name)
-        except TooLarge as error:
-            summaries.append(_unread(repo, name, error))
-            continue
-        if text is not None:
-            summaries.append(_journal(name, text))
+        found = summaries.of(name, headings=True)
+        if found is not None:
+            journals.append(found[0])
+    summaries.save()
     listed = {names.INDEX, *live, *repo.config.routing.values()}
     others = _others(repo, listed, exclude, instead)
-    return index_md.render(today, categories, summaries, conflicts, budget, others,
+    return index_md.render(today, categories, journals, conflicts, budget, others,
                            repo.config.budget_for(names.INDEX))
+
+
+Summary = tuple[index_md.FileSummary, list[index_md.Conflict]]
+
+
+class _Summaries:
+    """The summary and conflicts of each category file, journal and kept file, cached by size and mtime.
+
+    A flush changes one or two files; reading and parsing every category file and journal again
+    made its cost grow with the memory.  A file whose size and mtime are as last time is not read;
+    one changed within the last two seconds is not cached (its mtime may not move on the next write).
+    Files the caller gives as text (`instead`) or counts as absent (`exclude`) never touch the cache.
+    """
+
+    def __init__(self, repo: MemoryRepo, exclude: Collection[str], instead: Mapping[str, str | None]) -> None:
+        self.repo, self.exclude, self.instead = repo, exclude, instead
+        self.path = repo.state_dir / SUMMARIES_CACHE
+        stored = cache.read(self.path)
+        self.known: dict[tuple[str, bool], tuple[object, ...]] = stored if isinstance(stored, dict) else {}
+        self.fresh: dict[tuple[str, bool], tuple[object, ...]] = {}
+        self.racy = time.time_ns() - RACY_NS
+
+    def of(self, name: str, headings: bool = False) -> Summary | None:
+        """The file's summary and conflicts, or None when it is absent."""
+        if name in self.exclude:
+            return None
+        if name in self.instead:
+            text = self.instead[name]
+            return None if text is None else _summarize(name, text, headings)
+        try:
+            st = self.repo.path(name).stat()
+        except FileNotFoundError:
+            return None
+        except OSError:
+            st = None
+        row = self.known.get((name, headings))
+        if st is not None and row is not None and row[:2] == (st.st_size, st.st_mtime_ns):
+            summary = _from_row(name, row)
+            if summary is not None:
+                self.fresh[(name, headings)] = row
+                return summary
+        try:
+            text = self.repo.read(name)
+        except TooLarge as error:
+            return _unread(self.repo, name, error), []
+        if text is None:
+            return None
+        summary = _summarize(name, text, headings)
+        if st is not None and st.st_mtime_ns < self.racy:
+            self.fresh[(name, headings)] = _to_row(st.st_size, st.st_mtime_ns, summary)
+        return summary
+
+    def save(self) -> None:
+        if self.fresh != self.known:
+            cache.write(self.path, self.fresh)
+
+
+def _summarize(name: str, text: str, headings: bool) -> Summary:
+    parsed = parse(text)
+    found = (index_md.summarize(name, parsed, headings=tuple(_headings(name, text))) if headings
+             else index_md.summarize(name, parsed))
+    return found, index_md.conflicts_of(name, parsed.entries)
+
+
+def _to_row(size: int, mtime: int, summary: Summary) -> tuple[object, ...]:
+    found, conflicts = summary
+    return (size, mtime, found.lines, found.last_updated, found.recent,
+            tuple((conflict.entry, conflict.what) for conflict in conflicts))
+
+
+def _from_row(name: str, row: tuple[object, ...]) -> Summary | None:
+    """A cached row back as a summary, or None when it is not in the shape this version writes."""
+    try:
+        _, _, lines, last, recent, pairs = row
+        if not (isinstance(lines, int) and isinstance(last, str) and isinstance(recent, tuple)
+                and isinstance(pairs, tuple)):
+            return None
+        conflicts = [index_md.Conflict(str(entry), name, str(what)) for entry, what in pairs]
+        return index_md.FileSummary(name, lines, last, tuple(str(title) for title in recent)), conflicts
+    except (TypeError, ValueError):
+        return None
 
 
 def _others(
@@ -119,10 +185,6 @@ def _others(
     archived = [other for other in found if other.name.startswith(f"{names.ARCHIVE}/")]
     rest = [other for other in found if not other.name.startswith(f"{names.ARCHIVE}/")]
     return rest + ([index_md.archive_row(f"{names.ARCHIVE}/", archived)] if archived else [])
-
-
-def _journal(name: str, text: str) -> index_md.FileSummary:
-    return index_md.summarize(name, parse(text), headings=tuple(_headings(name, text)))
 
 
 def _summary(rel: str, text: str) -> index_md.OtherFile:

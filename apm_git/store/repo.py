@@ -6,9 +6,9 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
-from apm_git.errors import NotAMemoryRepo, OsFailure, StateError, UnsafePath
+from apm_git.errors import InvalidUtf8, NotAMemoryRepo, OsFailure, StateError, TooLarge, UnsafePath
 from apm_git.model.config import CONFIG_FILE, Config
-from apm_git.model.limits import MAX_FILE_BYTES, megabytes
+from apm_git.model.limits import MAX_FILE_BYTES
 from apm_git.model.names import memory_rel, repo_rel, zone
 from apm_git.store.atomic import write_atomic
 from apm_git.store.config import load_config
@@ -16,19 +16,6 @@ from apm_git.store.config import load_config
 ENV_REPO = "APM_GIT_REPO"
 STATE_DIR = "apm-git"  # under the git dir: locks, caches, session state
 CONFIG_CACHE = "config.cache"
-class UnreadableFile(StateError):
-    """A memory file apm-git will not read: a command that can go on without it skips it."""
-
-
-class InvalidUtf8(UnreadableFile):
-    pass
-
-
-class TooLarge(UnreadableFile):
-    def __init__(self, name: str, size: int) -> None:
-        super().__init__(f"{name} is {megabytes(size)}, over the {megabytes(MAX_FILE_BYTES)} apm-git reads; "
-                         "split it, or move what is not memory out of the memory dir")
-        self.size = size
 
 
 @dataclasses.dataclass
@@ -91,7 +78,7 @@ class MemoryRepo:
             with path.open("rb") as handle:
                 size = os.fstat(handle.fileno()).st_size
                 if size > MAX_FILE_BYTES:
-                    raise TooLarge(self.repo_path(rel), size)
+                    raise TooLarge(self.repo_path(rel), size, MAX_FILE_BYTES)
                 data = handle.read()
         except FileNotFoundError:
             return None

@@ -9,17 +9,9 @@ from __future__ import annotations
 import contextlib
 from pathlib import Path
 
-from apm_git.errors import StateError
+from apm_git.errors import EditedMeanwhile, StateError
 from apm_git.store.atomic import write_atomic
 from apm_git.store.repo import MemoryRepo
-
-
-class EditedMeanwhile(StateError):
-    """A file no longer holds the text the operation was planned from: someone edited it meanwhile."""
-
-    def __init__(self, rel: str) -> None:
-        super().__init__(f"{rel} changed since it was read")
-        self.rel = rel
 
 
 class Transaction:

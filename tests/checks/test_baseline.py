@@ -6,6 +6,7 @@ import pytest
 from apm_git.checks import baseline
 from apm_git.checks.run import run_checks
 from apm_git.checks.snapshot import Finding
+from apm_git.errors import BaselineError
 from tests.checks.helpers import snapshot
 
 BROKEN = "# Lessons\n\n## [2026-04-06] Broken\n- Tags: lesson\n- Body: no fitness\n"
@@ -80,7 +81,7 @@ def test_the_file_round_trips_sorted_and_holds_no_line_of_memory() -> None:
 ])
 def test_a_baseline_that_cannot_be_read_is_an_error_naming_the_file_and_the_fix(text: str, says: str) -> None:
     snap = snapshot({}, {"lessons.md": BROKEN, baseline.FILE: text})
-    with pytest.raises(baseline.BaselineError) as raised:
+    with pytest.raises(BaselineError) as raised:
         run_checks(snap)
     assert says in str(raised.value) and "memory/apm-baseline.json" in str(raised.value)
     assert raised.value.exit_code == 3

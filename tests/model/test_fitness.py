@@ -4,7 +4,8 @@ import datetime as dt
 
 import pytest
 
-from apm_git.model.fitness import Fitness, FitnessError
+from apm_git.errors import FitnessError
+from apm_git.model.fitness import Fitness
 
 
 def test_parse_and_render_round_trip() -> None:

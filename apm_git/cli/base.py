@@ -1,0 +1,180 @@
+"""What every command-line module shares: the root group, its state (--repo, --json), output and errors.
+
+Every expected error (an ApmGitError) becomes one line on stderr and its exit code;
+under `--hook-input` no exit code is ever 2, because 2 blocks compaction in Claude Code.
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import click
+
+from apm_git import __version__
+from apm_git.errors import EXIT_FINDINGS, EXIT_STATE, EXIT_USAGE, ApmGitError, UsageError, describe_os_error
+from apm_git.streams import safe_streams
+
+HOOK_FLAG = "--hook-input"
+Word = TypeVar("Word", bound=str)
+
+
+@dataclasses.dataclass
+class CliState:
+    repo_path: Path | None
+    json: bool
+
+    def repo(self, *, finish: bool = True) -> Any:
+        return open_memory(self.repo_path, finish=finish)
+
+
+def open_memory(path: Path | None, *, finish: bool = True) -> Any:
+    """The memory repository; a commit a kill interrupted is finished first when the lock is free
+    (`finish`), or only named in one line (lint, which never writes)."""
+    from apm_git.store import landing
+    from apm_git.store.repo import open_repo
+
+    repo = open_repo(path)
+    if finish:
+        landing.finish_pending(repo, wait=False)
+    else:
+        landing.note_pending(repo)
+    return repo
+
+
+def state(ctx: click.Context) -> CliState:
+    obj = ctx.find_root().obj
+    assert isinstance(obj, CliState)
+    return obj
+
+
+def print_json(data: dict[str, Any]) -> None:
+    """One JSON object on stdout: a shape of apm_git/cli/shapes*.py, declared in apm_git/schemas/."""
+    click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+
+
+def emit(ctx: click.Context, data: dict[str, Any], text: str | None) -> None:
+    """JSON of `data` under --json (and nothing else on stdout), else `text`."""
+    if state(ctx).json:
+        print_json(data)
+    elif text:
+        click.echo(text)
+
+
+def choice(allowed: Sequence[Word], text: str) -> Word:
+    """An option's value (checked by click.Choice already) as the word of a Literal type it is."""
+    from apm_git.model.vocabulary import one_of
+
+    word = one_of(allowed, text)
+    if word is None:
+        raise UsageError(f"{text!r}: use one of {', '.join(allowed)}")
+    return word
+
+
+def _say_notices() -> None:
+    """What this run did about a commit a kill had interrupted (apm_git.store.landing), one line each."""
+    landing = sys.modules.get("apm_git.store.landing")  # not imported: nothing to say
+    if landing is not None:
+        for note in landing.take_notices():
+            click.echo(f"apm-git: {note}", err=True)
+
+
+def _say_fallback_identity() -> None:
+    """Once per run: the commits were made as apm-git <apm-git@localhost>, git having no identity here."""
+    gateway = sys.modules.get("apm_git.git")  # not imported: no commit was made
+    if gateway is None or not gateway.FALLBACK_COMMITS:
+        return
+    email = gateway.FALLBACK_IDENTITY["GIT_AUTHOR_EMAIL"]
+    click.echo(
+        f"apm-git: NOTE: git has no user identity here, so the commit(s) were made as apm-git <{email}>; "
+        "set yours with `git config --global user.name NAME` and `git config --global user.email EMAIL`",
+        err=True,
+    )
+    gateway.FALLBACK_COMMITS.clear()
+
+
+if TYPE_CHECKING:
+    _TextType = click.ParamType[str]
+else:  # click before 8.2 has no generic ParamType
+    _TextType = click.ParamType
+
+
+class Utf8Text(_TextType):
+    """Text that goes into memory (an entry, a title, a query, a room id): the UTF-8 its bytes are.
+
+    Under LANG=C without UTF-8 mode Python decodes argv as ASCII and keeps every other byte as a
+    surrogate ("café" arrives as "caf\\udcc3\\udca9"), which no UTF-8 file can hold and no id would
+    match.  Paths are left as the OS gave them: that form is the one the OS opens.
+    """
+
+    name = "text"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        import os
+
+        text = str(value)
+        if text.isascii():
+            return text
+        try:
+            return os.fsencode(text).decode("utf-8")
+        except (UnicodeEncodeError, UnicodeDecodeError):
+            self.fail(f"{text.encode('utf-8', 'backslashreplace').decode()!r} is not valid UTF-8; pass UTF-8 text",
+                      param, ctx)
+
+
+UTF8 = Utf8Text()
+
+
+def _hook_mode(args: Sequence[str]) -> bool:
+    return any(arg == HOOK_FLAG or arg.startswith(HOOK_FLAG + "=") for arg in args)
+
+
+class ApmGroup(click.Group):
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except ApmGitError as error:
+            click.echo(f"apm-git: {error}", err=True)
+            ctx.exit(error.exit_code)
+        except OSError as error:  # the last net: a refusal of the OS that no layer named more precisely
+            click.echo(f"apm-git: {describe_os_error(error)}", err=True)
+            ctx.exit(EXIT_STATE)
+        finally:
+            _say_fallback_identity()
+            _say_notices()
+
+    def main(self, args: Sequence[str] | None = None, *rest: Any, **kwargs: Any) -> Any:
+        argv = list(sys.argv[1:] if args is None else args)
+        kwargs["standalone_mode"] = False
+        if args is None:
+            safe_streams()
+        try:
+            code = super().main(argv, *rest, **kwargs)
+        except click.exceptions.Exit as stop:
+            code = stop.exit_code
+        except click.ClickException as error:
+            error.show()
+            code = error.exit_code
+        except click.Abort:
+            click.echo("apm-git: aborted", err=True)
+            code = EXIT_FINDINGS
+        code = code if isinstance(code, int) else 0
+        if code == EXIT_USAGE and _hook_mode(argv):
+            code = EXIT_FINDINGS
+        sys.exit(code)
+
+
+@click.group(cls=ApmGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.option(
+    "--repo", "repo_path", type=click.Path(path_type=Path), envvar="APM_GIT_REPO",
+    help="Memory repository (default: the one containing the current directory; env APM_GIT_REPO).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable JSON on stdout, nothing else.")
+@click.version_option(__version__, prog_name="apm-git")
+@click.pass_context
+def cli(ctx: click.Context, repo_path: Path | None, as_json: bool) -> None:
+    """Keep an AI agent's Markdown memory in git: one commit per flush, checked by pre-commit hooks."""
+    ctx.obj = CliState(repo_path, as_json)
