@@ -2,7 +2,7 @@
 
 This is the only module that starts git and the only one that reads git's output: every other
 module calls a typed function here (`log`, `grep_lines`, `blob_sizes`, `status`, …) and gets
-records back.  `_run` and `_out` are private; tests/test_structure.py holds the package to that.
+records back.  `_run` and `_out` are private; tests/project/test_structure.py holds the package to that.
 
 Git runs as a subprocess, as pre-commit runs it.  GitPython was measured and left
 out: importing it costs about 80 ms per process, more than the whole budget of

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import resource
+from collections.abc import Sequence
 from pathlib import Path
 
 from harness import APM, Context, Row, alternate, median_of, run, timed
 
 SECTION = "checks"
-TARGET_RATIO = 2.0
+TARGET_RATIO = 1.5  # issue 15 (issue 3 asked for 2x)
 TARGET_LINT = 2.0
 BIN = Path(APM[0]).parent
 PRE_COMMIT = (str(BIN / "pre-commit"),)
@@ -42,6 +44,16 @@ def _stage_change(root: Path) -> None:
     run(("git", "add", "-A", "--", "memory"), root)
 
 
+def _cpu_timed(args: Sequence[str], root: Path, cpu: list[float]) -> float:
+    """Wall time of one run; its CPU time (user + system, every process it started) goes to `cpu`:
+    on a machine shared with other work the CPU ratio holds where the wall ratio drifts."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    wall = timed(args, root, PATH=PATH)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+    return wall
+
+
 def _hooks(ctx: Context) -> list[Row]:
     root = ctx.fresh_copy("large", "hooks")
     run((*APM, "init", "--no-install"), root)  # the hooks config, committed as `memory: init`
@@ -59,19 +71,24 @@ def _hooks(ctx: Context) -> list[Row]:
     if check.returncode != 0:
         raise RuntimeError(f"the apm hooks failed on the benchmark change:\n{check.stdout.decode()}")
 
+    apm_cpu: list[float] = []
+    noop_cpu: list[float] = []
+
     def apm(_: int) -> float:
         (state / "hook-findings").unlink(missing_ok=True)
-        return timed((*PRE_COMMIT, "run", "--hook-stage", "pre-commit", "-c", str(config)), root, PATH=PATH)
+        return _cpu_timed((*PRE_COMMIT, "run", "--hook-stage", "pre-commit", "-c", str(config)), root, apm_cpu)
 
     def bare(_: int) -> float:
-        return timed((*PRE_COMMIT, "run", "--hook-stage", "pre-commit", "-c", str(noop)), root, PATH=PATH)
+        return _cpu_timed((*PRE_COMMIT, "run", "--hook-stage", "pre-commit", "-c", str(noop)), root, noop_cpu)
 
     apm_times, noop_times = alternate(ctx.repeat, apm, bare)
     hooks, baseline = median_of(apm_times), median_of(noop_times)
     ratio = hooks / baseline
+    cpu_ratio = median_of(apm_cpu) / median_of(noop_cpu)
     return [
         Row(SECTION, "apm hooks vs no-op hook, large, 3 files", hooks, baseline, f"<= {TARGET_RATIO}x",
-            ratio <= TARGET_RATIO, f"ratio {ratio:.2f}x"),
+            ratio <= TARGET_RATIO, f"ratio {ratio:.2f}x; CPU {median_of(apm_cpu):.3f}s vs {median_of(noop_cpu):.3f}s, "
+            f"{cpu_ratio:.2f}x"),
         Row(SECTION, "apm hooks, first commit after a clone", cold, baseline, note="builds the entry-id cache once"),
     ]
 

@@ -14,7 +14,7 @@ exits 0.
 
 Only the apm-git process is killed (strace without -f, `kill -9 PID`): its git children, if any is
 running, finish what they do, as they would after a real `kill -9`.  The tests in
-tests/test_faults.py run parts of this; the figures in benchmarks/README.md come from all of it.
+tests/e2e/test_faults.py run parts of this; the figures in benchmarks/README.md come from all of it.
 """
 from __future__ import annotations
 

@@ -3,12 +3,12 @@
 
     python benchmarks/secret_corpus.py [--cases DIR]
 
-Recall is over tests/secrets/credentials.tsv (fake credentials in the shapes agents write
-them, one per line); false positives are findings on tests/secrets/prose.md (memory prose
+Recall is over tests/secret_scan/credentials.tsv (fake credentials in the shapes agents write
+them, one per line); false positives are findings on tests/secret_scan/prose.md (memory prose
 full of hashes, uuids, ids, base64 and markers, and no credential) and, when the real
 workspaces are at hand (`../shared/realworld/cases`, or `--cases`, or APM_GIT_REALWORLD_CASES),
 on every Markdown file of theirs that their SOURCE.txt does not list as holding a credential.
-tests/secrets/test_corpus.py asserts the targets; this script prints the figures.
+tests/secret_scan/test_corpus.py asserts the targets; this script prints the figures.
 """
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from apm_git.secret_scan import scan
 from apm_git.secret_scan.prefilter import candidates
 
 ROOT = Path(__file__).resolve().parent.parent
-CORPUS = ROOT / "tests" / "secrets"
+CORPUS = ROOT / "tests" / "secret_scan"
 TARGET_RECALL = 0.95
 TARGET_FALSE_PER_1000 = 1.0
 
@@ -131,7 +131,7 @@ def main(argv: Sequence[str] | None = None) -> int:
           f"recall {own.recall:.3f} (target >= {TARGET_RECALL})")
     for missed in own.missed:
         print(f"  missed {missed}")
-    print(f"prose (tests/secrets/prose.md): {own.prose_lines} lines, {len(own.false_positives)} false positives, "
+    print(f"prose (tests/secret_scan/prose.md): {own.prose_lines} lines, {len(own.false_positives)} false positives, "
           f"{own.false_per_1000:.2f} per 1,000 lines (target <= {TARGET_FALSE_PER_1000})")
     if cases:
         print(f"prose and real workspaces ({cases}): {every.prose_lines} lines, {len(every.false_positives)} false "

@@ -11,7 +11,8 @@ writer syncs with `main`.  Mode `per-agent`: writer N syncs `--branch agents/wN 
 a consolidating agent loops `sync --gather 'agents/*'` on `main`.  At the end every clone syncs
 until all hold the same memory, and the audit checks: identical memory trees, every entry ever
 written live, archived, merged or superseded in HEAD and found by `history`, no conflict marker,
-`git fsck` clean, and `apm-git lint --from-ref <root> --to-ref HEAD`.
+`git fsck` clean, `apm-git lint --from-ref <root> --to-ref HEAD` clean, and every commit clean
+when linted alone against its parent(s).
 """
 from __future__ import annotations
 
@@ -66,6 +67,7 @@ class Tally:
     push_retries: int = 0  # pushes rejected and done again
     gave_up: int = 0  # syncs that ran out of attempts (exit 3, the work kept locally)
     conflicts: int = 0
+    budget_archived: int = 0  # entries sync archived because its merge put a file over its line budget
     unexpected: list[str] = dataclasses.field(default_factory=list)
     lock: threading.Lock = dataclasses.field(default_factory=threading.Lock)
 
@@ -105,6 +107,7 @@ def record_sync(tally: Tally, name: str, ran: Ran, *, gather: bool = False) -> N
             data = json.loads(ran.out)
             tally.push_retries += max(0, data["push_attempts"] - 1)
             tally.conflicts += len(data["conflicts"])
+            tally.budget_archived += sum(len(step["archived"]) for step in data["integrated"])
         elif ran.code == 3 and "rejected the push" in ran.err:
             tally.gave_up += 1
             tally.push_retries += 5
@@ -260,11 +263,29 @@ class Audit:
     lint_output: str
     dirty: list[str]  # clones whose memory differs from their HEAD
     merges: int  # merge commits in the history
+    commits: int = 0  # commits linted one by one (each against its first parent; a merge against each parent)
+    commit_findings: list[str] = dataclasses.field(default_factory=list)  # what lint found in any one of them
 
     @property
     def ok(self) -> bool:
         return self.identical and not (self.lost or self.markers or self.fsck_failed or self.history_missing
-                                       or self.dirty)
+                                       or self.dirty or self.commit_findings) and self.lint_exit == 0
+
+
+def lint_each_commit(root: Path) -> tuple[int, list[str]]:
+    """`apm-git lint --from-ref C^ --to-ref C` for every commit C but the root, in-process: the files C
+    changed pass every check, and a merge is checked against each parent too.  (How many, the findings.)"""
+    from apm_git.commands.lint import lint
+    from apm_git.store.repo import open_repo
+
+    repo = open_repo(root)
+    commits = [line.split() for line in git(root, "rev-list", "--parents", "HEAD").splitlines()]
+    findings = []
+    for commit, *parents in commits:
+        if parents:
+            found = lint(repo, from_ref=parents[0], to_ref=commit).findings
+            findings += [f"{commit[:12]}: {finding}" for finding in found]
+    return sum(1 for _, *parents in commits if parents), findings
 
 
 def audit_clones(roots: Sequence[Path], written: Sequence[str], *, check_history: bool = True) -> Audit:
@@ -293,8 +314,9 @@ def audit_clones(roots: Sequence[Path], written: Sequence[str], *, check_history
                           capture_output=True, text=True, check=False)
     dirty = [str(root) for root in roots if git(root, "status", "--porcelain", "--", "memory", "apm.yaml")]
     merges = int(git(roots[0], "rev-list", "--count", "--merges", "HEAD").strip())
+    commits, commit_findings = lint_each_commit(roots[0])
     return Audit(len(trees) == 1, len(written), lost, markers, fsck, unfound, lint.returncode,
-                 (lint.stdout + lint.stderr).strip()[:2000], dirty, merges)
+                 (lint.stdout + lint.stderr).strip()[:2000], dirty, merges, commits, commit_findings)
 
 
 def summary(outcome: Outcome) -> str:
@@ -311,7 +333,9 @@ def summary(outcome: Outcome) -> str:
             f"written {audit.written}  lost {len(audit.lost)}  identical {audit.identical}  "
             f"markers {len(audit.markers)}  fsck {'clean' if not audit.fsck_failed else 'FAILED'}  "
             f"history missing {len(audit.history_missing)}  lint exit {audit.lint_exit}  "
-            f"merges {audit.merges}  conflicts {tally.conflicts}  unexpected {len(tally.unexpected)}")
+            f"commits linted {audit.commits} (findings {len(audit.commit_findings)})  "
+            f"merges {audit.merges}  conflicts {tally.conflicts}  archived for budget {tally.budget_archived}  "
+            f"unexpected {len(tally.unexpected)}")
 
 
 @contextlib.contextmanager
@@ -354,6 +378,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 print(f"  audit: {json.dumps(dataclasses.asdict(audit))[:3000]}")
             if audit.lint_exit != 0:
                 print(f"  lint: {audit.lint_output[:1500]}")
+            for line in audit.commit_findings[:10]:
+                print(f"  lint of one commit: {line}")
     return 1 if failed else 0
 
 

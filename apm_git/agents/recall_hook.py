@@ -5,7 +5,7 @@ command line imports click and every command before recall does anything; this e
 what recall needs.  It answers the form `hooks install claude-code --recall` writes,
 `apm-git-recall [--repo PATH] --hook-input -`, itself; any other argument list goes to the full
 command line as `apm-git [--repo PATH] recall ARGS`.  Both print the same bytes and exit with the
-same code on the same input (tests/test_recall_hook.py holds them to it): the errors are one line,
+same code on the same input (tests/agents/test_recall_hook.py holds them to it): the errors are one line,
 and under `--hook-input` never exit 2.
 """
 from __future__ import annotations

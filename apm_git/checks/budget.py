@@ -4,6 +4,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from apm_git.checks.snapshot import Finding, Snapshot
+from apm_git.model import names
 from apm_git.model.records import count_lines
 
 ID = "apm-budget"
@@ -19,11 +20,25 @@ def validate(snap: Snapshot) -> Iterator[Finding]:
             continue
         lines = count_lines(text)
         if lines > budget:
-            yield Finding(
-                path, budget + 1, ID,
-                f"{lines}/{budget} lines: over its line budget by {lines - budget}; archive or move entries "
-                "(`apm-git rem`), or raise its budget in apm.yaml",
-            )
+            settles = rel is not None and rem_settles(snap, rel, text, budget)
+            fix = ("archive or move entries (`apm-git rem`), or raise its budget in apm.yaml" if not settles
+                   else "the next `apm-git rem` (or `apm-git dream`, when REM is due) archives "
+                "its lowest-scored entries (a person's own `git merge` of two memories can leave a file over budget; "
+                "`apm-git sync` archives in its merge), or raise its budget in apm.yaml")
+            over = f"{lines}/{budget} lines: over its line budget by {lines - budget}"
+            yield Finding(path, budget + 1, ID, f"{over}; {fix}")
+
+
+def rem_settles(snap: Snapshot, rel: str, text: str, budget: int) -> bool:
+    """Whether REM's budget step can bring the file to its budget: a file whose entries REM scores (a
+    category file, a group's experience.md) whose prose alone (never moved) is within the budget."""
+    parts = rel.split("/")
+    if rel not in snap.config.routing.values() and not (
+            len(parts) == 3 and parts[0] == names.GROUPS and parts[2] == names.EXPERIENCE):
+        return False
+    from apm_git.model.records import parse
+
+    return parse(text).prose_lines < budget
 
 
 def too_large(snap: Snapshot) -> Iterator[Finding]:

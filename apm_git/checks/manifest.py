@@ -60,7 +60,7 @@ def manifest_hook(hook: Hook) -> dict[str, object]:
 def local_hook(hook: Hook, memory_dir: str, command: str = ENTRY) -> dict[str, object]:
     """The hook as `apm-git init` writes it: `repo: local`, `language: system`, so it runs offline.
 
-    `command` runs `apm-git-hook` (see `apm_git.commands.precommit.hook_command`)."""
+    `command` runs `apm-git-hook` (see `apm_git.operations.precommit.hook_command`)."""
     options = hook.options()
     files = {"files": f"^{_escape(memory_dir)}/{hook.files}"} if hook.per_file else {}
     return {"id": hook.id, "name": hook.id, "entry": f"{command} {hook.id}", "language": "system", **files, **options}

@@ -66,7 +66,7 @@ def baseline_cmd(ctx: click.Context) -> int:
 @click.pass_context
 def allow_secret_cmd(ctx: click.Context, spots: tuple[str, ...]) -> int:
     """Mark the suspected secret at PATH:LINE as a false positive: it never withholds a file again."""
-    from apm_git.commands.baseline import allow_secret
+    from apm_git.commands.allow_secret import allow_secret
 
     repo = state(ctx).repo()
     result = allow_secret(repo, [_spot(repo.root, spot) for spot in spots])

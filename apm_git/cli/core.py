@@ -82,6 +82,12 @@ def merge_driver_cmd(ctx: click.Context, base: Path, ours: Path, theirs: Path, p
     result = merge_file(base, ours, theirs, path)
     for conflict in result.conflicts:
         click.echo(f"apm-git: merge conflict kept in {conflict}", err=True)
+    if result.over_budget is not None:
+        lines, budget = result.over_budget
+        click.echo(f"apm-git: WARNING: {path} is over its line budget after this merge ({lines}/{budget} lines): a git "
+                   "merge sees one file and cannot archive; the next `apm-git rem` (or `apm-git dream`, when REM is "
+                   "due) archives its lowest-scored entries, and lint reports it until then (`apm-git sync` merges "
+                   "and archives in one commit)", err=True)
     emit(ctx, shapes.merge_driver_json(result), None)
     return EXIT_OK if result.clean else EXIT_FINDINGS
 

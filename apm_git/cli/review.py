@@ -17,7 +17,7 @@ FORMATS = ("text", "markdown", "json")
 @click.pass_context
 def diff_cmd(ctx: click.Context, revision: str | None, cached: bool, fmt: str | None) -> int:
     """What happened to each entry, section and file between two states; exit 1 when an entry was lost."""
-    from apm_git.commands.review import diff
+    from apm_git.commands.diff import diff
     from apm_git.review import render, shape
 
     if state(ctx).json:
@@ -47,7 +47,7 @@ def diff_cmd(ctx: click.Context, revision: str | None, cached: bool, fmt: str | 
 @click.pass_context
 def log_cmd(ctx: click.Context, revision: str | None, max_count: int | None, apm_only: bool) -> int:
     """One line per commit: what apm-git did (trigger, scope, session, counts from the trailers), newest first."""
-    from apm_git.commands.review import log
+    from apm_git.commands.log import log
     from apm_git.review import render, shape
 
     commits = log(state(ctx).repo(finish=False), revision, max_count=max_count)

@@ -11,12 +11,9 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from apm_git.checks.snapshot import Finding
-    from apm_git.commands.baseline import BaselineResult
-    from apm_git.commands.flush import FlushResult
     from apm_git.commands.hit import HitResult
     from apm_git.commands.index import IndexResult
     from apm_git.commands.init import InitResult
-    from apm_git.commands.journal import JournalEntry
     from apm_git.commands.lint import LintResult
     from apm_git.commands.load import LoadResult
     from apm_git.commands.merge_driver import DriverResult
@@ -24,6 +21,9 @@ if TYPE_CHECKING:
     from apm_git.commands.search import SearchResult
     from apm_git.commands.setup import SetupResult
     from apm_git.commands.status import StatusResult
+    from apm_git.operations.baseline import BaselineResult
+    from apm_git.operations.flush import FlushResult
+    from apm_git.operations.journal import JournalEntry
 
 VERSION = 1  # raised when a key is removed or renamed; a new key may come within a version
 
@@ -66,6 +66,8 @@ def merge_driver_json(result: DriverResult) -> dict[str, Any]:
         "memory_wide": result.memory_wide,
         "conflicts": [{"path": item.path, "what": item.what, "entry": item.entry} for item in result.conflicts],
         "unmerged": list(result.unmerged),
+        "over_budget": None if result.over_budget is None else {
+            "lines": result.over_budget[0], "budget": result.over_budget[1]},
     }
 
 

@@ -97,8 +97,8 @@ def sync_json(result: SyncResult) -> dict[str, Any]:
         "up_to_date": result.up_to_date,
         "integrated": [
             {"source": step.source, "kind": step.kind, "commit": step.commit, "incoming": step.incoming,
-             "backup": step.backup, "conflicts": list(step.conflicts), "unmerged": list(step.unmerged),
-             "left": list(step.left)}
+             "backup": step.backup, "conflicts": list(step.conflicts), "archived": list(step.archived),
+             "unmerged": list(step.unmerged), "left": list(step.left)}
             for step in result.integrated
         ],
         "conflicts": result.conflicts,

@@ -48,6 +48,9 @@ def sync_lines(result: Any) -> list[str]:
             lines.append(f"apm-git: fast-forwarded {result.local_branch} to {step.source} ({step.commit[:12]})")
         else:
             lines.append(f"apm-git: merged {step.source} as {step.commit[:12]} (the branch was at {step.backup})")
+            for archived in step.archived:  # `<id> <from> -> <to> (score N)`, as the Apm-Archive trailer has it
+                source = archived.split()[1]
+                lines.append(f"apm-git: archived {archived}: the merge put {source} over its line budget")
     if result.pushed:
         retries = f" after {result.push_attempts - 1} rejected push(es)" if result.push_attempts > 1 else ""
         created = " (created it)" if result.created_branch else ""

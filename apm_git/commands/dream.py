@@ -4,12 +4,11 @@ from __future__ import annotations
 import dataclasses
 
 from apm_git import clock
-from apm_git.commands.deep_sleep import deep_sleep
-from apm_git.commands.rem import rem
-from apm_git.commands.status import due_dates
+from apm_git.dreaming.due import due_dates
 from apm_git.errors import PlanRefused
 from apm_git.model.vocabulary import DueStage
-from apm_git.operations.consolidation import StageResult
+from apm_git.operations.consolidation import StageResult, run
+from apm_git.operations.stages import DeepSleep, Rem
 from apm_git.store.repo import MemoryRepo
 from apm_git.store.state import load_flush_state, with_quiet_runs
 
@@ -20,8 +19,9 @@ class DreamResult:
     refused: str | None = None  # why a due stage was refused (the mass-archive guard)
 
 
-def due_stages(repo: MemoryRepo) -> list[str]:
-    every: dict[DueStage, int] = {"deep-sleep": repo.config.deep_sleep.every_days, "rem": repo.config.rem.every_days}
+def due_stages(repo: MemoryRepo) -> list[DueStage]:
+    every: dict[DueStage, int] = {
+        DeepSleep.name: repo.config.deep_sleep.every_days, Rem.name: repo.config.rem.every_days}
     state = with_quiet_runs(repo, load_flush_state(repo))  # a quiet run made no commit but counts
     return [due.stage for due in due_dates(state, clock.today(), every) if due.due_now]
 
@@ -30,15 +30,15 @@ def dream(repo: MemoryRepo, *, force: bool = False) -> DreamResult:
     """Deep sleep when `deep_sleep.every_days` have passed since it last ran, then REM likewise."""
     result = DreamResult()
     promoted: frozenset[str] = frozenset()  # a record promoted in this run is not archived in it
-    for stage in ("deep-sleep", "rem"):
+    for stage in (DeepSleep.name, Rem.name):
         if stage not in due_stages(repo):
             continue
         try:
-            if stage == "deep-sleep":
-                result.ran.append(deep_sleep(repo, force=force))
+            if stage == DeepSleep.name:
+                result.ran.append(run(repo, DeepSleep(), force=force))
                 promoted = frozenset(str(p["id"]) for p in result.ran[-1].plan.get("promote", []))
             else:
-                result.ran.append(rem(repo, force=force, fresh=promoted))
+                result.ran.append(run(repo, Rem(promoted), force=force))
         except PlanRefused as refused:
             result.refused = str(refused)
             break

@@ -5,13 +5,13 @@ import dataclasses
 from pathlib import Path
 
 from apm_git import clock, git
-from apm_git.commands import precommit
-from apm_git.commands.adopt import Adoption, commit_as_found, keep_replaced
-from apm_git.commands.baseline import record
-from apm_git.commands.setup import DIFF_DRIVER, register_merge_driver  # init in a clone sets it up as setup does
 from apm_git.errors import StateError, UsageError
 from apm_git.model import names
 from apm_git.model.config import CONFIG_FILE
+from apm_git.operations import precommit
+from apm_git.operations.adopt import Adoption, commit_as_found, keep_replaced
+from apm_git.operations.baseline import record
+from apm_git.operations.setup import DIFF_DRIVER, register_merge_driver  # init in a clone sets it up as setup does
 from apm_git.store import layout, templates
 from apm_git.store.atomic import TEMP_SUFFIX, write_atomic
 from apm_git.store.commit import commit

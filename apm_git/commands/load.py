@@ -369,9 +369,9 @@ def is_empty_template(text: str) -> bool:
 def recall(run: _Run, group: str | None, under: str | None, whole: set[str]) -> None:
     """L2 through the index: the sections of the scope that best match the intent, in rank order, each
     whole or not at all, skipping sections of files already loaded whole."""
-    from apm_git.commands.search import matched, query_terms, scan_sections
     from apm_git.errors import NoFts5
     from apm_git.search.index import Index, Scope
+    from apm_git.search.scan import matched, query_terms, scan_sections
 
     assert run.result.intent is not None
     try:

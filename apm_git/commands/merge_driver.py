@@ -15,7 +15,9 @@ from pathlib import Path
 from apm_git import git
 from apm_git.errors import ApmGitError, StateError
 from apm_git.merge import MemoryMerge, MergeConflict, merge_memory
+from apm_git.model import names
 from apm_git.model.config import CONFIG_FILE, Config
+from apm_git.model.records import count_lines
 from apm_git.store import cache
 from apm_git.store.config import load_config
 from apm_git.store.repo import STATE_DIR, decode, find_root
@@ -31,6 +33,9 @@ class DriverResult:
     memory_wide: bool  # merged with the whole memory of both commits in view
     conflicts: list[MergeConflict]
     unmerged: list[str]
+    # (lines, budget) when the merge put the file over its line budget (both sides met it, or one did): the
+    # driver sees one file and cannot archive; the next REM does (`apm-git sync` archives in its merge)
+    over_budget: tuple[int, int] | None = None
 
     @property
     def clean(self) -> bool:
@@ -56,7 +61,7 @@ def merge_file(
     if found is not None and commits is not None:
         cached = _cached(found[1], commits, path, texts)
         if cached is not None:
-            return _write(ours_file, ours, path, *cached, memory_wide=True)
+            return _over_budget(config, _write(ours_file, ours, path, *cached, memory_wide=True), cached[0], texts)
     sides = _whole_memory(found[0], config, commits) if found is not None and commits is not None else None
     memory_wide = sides is not None
     if sides is None:
@@ -71,9 +76,22 @@ def merge_file(
     result = merge_memory(*sides, memory_dir=config.memory_dir, append_only=config.append_only)
     if found is not None and commits is not None and memory_wide:
         _remember(found[1], commits, sides, result)
-    return _write(ours_file, ours, path, result.files.get(path),
-                  [conflict for conflict in result.conflicts if conflict.path == path],
-                  [name for name in result.unmerged if name == path], memory_wide=memory_wide)
+    merged = result.files.get(path)
+    conflicts = [conflict for conflict in result.conflicts if conflict.path == path]
+    written = _write(ours_file, ours, path, merged, conflicts, [name for name in result.unmerged if name == path],
+                     memory_wide=memory_wide)
+    return _over_budget(config, written, merged, texts)
+
+
+def _over_budget(config: Config, result: DriverResult, merged: str | None, texts: list[str]) -> DriverResult:
+    """The result, with (lines, budget) when the merged file passes a line budget that ours or theirs met."""
+    rel = names.memory_rel(config.memory_dir, result.path)
+    budget = config.budget_for(rel) if rel is not None else None
+    if merged is None or budget is None or count_lines(merged) <= budget:
+        return result
+    if all(count_lines(side) > budget for side in texts[1:]):
+        return result  # both sides were over it already: not the merge's doing
+    return dataclasses.replace(result, over_budget=(count_lines(merged), budget))
 
 
 def _write(ours_file: Path, ours: str, path: str, merged: str | None, conflicts: list[MergeConflict],

@@ -39,9 +39,9 @@ class RecallResult:
 
 
 def recall(repo: MemoryRepo, prompt: str, *, budget: int = DEFAULT_BUDGET) -> RecallResult:
-    from apm_git.commands.search import matched, query_terms, scan_sections
     from apm_git.errors import NoFts5
     from apm_git.search.index import Index, Scope
+    from apm_git.search.scan import matched, query_terms, scan_sections
 
     result = RecallResult(prompt, [], 0, budget, "index")
     try:

@@ -13,10 +13,10 @@ from __future__ import annotations
 import dataclasses
 
 from apm_git import clock
-from apm_git.commands.journal import append_record
 from apm_git.errors import FindingsError, UsageError
 from apm_git.model import dated, names, routing, tasks
 from apm_git.model.vocabulary import DecisionValue, RememberAction
+from apm_git.operations.journal import append_record
 from apm_git.store import layout
 from apm_git.store.lock import write_lock
 from apm_git.store.repo import MemoryRepo

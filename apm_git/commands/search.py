@@ -8,15 +8,13 @@ FTS5): sections that hold more of the query's words first, then more occurrences
 from __future__ import annotations
 
 import dataclasses
-import math
 
-from apm_git.errors import TooLarge, UnreadableFile, UsageError
 from apm_git.model import names
-from apm_git.model.limits import MAX_FILE_BYTES
 from apm_git.model.vocabulary import SearchMethod
-from apm_git.search import sections, terms
+from apm_git.search import terms
 from apm_git.search.index import Hit, Index, Scope
-from apm_git.store.repo import MemoryRepo, decode
+from apm_git.search.scan import matched, query_terms, scan_sections
+from apm_git.store.repo import MemoryRepo
 
 SNIPPET_CHARS = 120
 _FIELDS_WITHOUT_TEXT = ("- Tags:", "- Fitness:", "- Source:", "- Archived:", "- Merged:")
@@ -45,13 +43,6 @@ class SearchResult:
     skipped: list[str] = dataclasses.field(default_factory=list)
 
 
-def query_terms(query: str) -> list[terms.Term]:
-    wanted = terms.query_terms(query)
-    if not wanted:
-        raise UsageError("the search query has no words to look for; give one or more words")
-    return wanted
-
-
 def search(
     repo: MemoryRepo, query: str, *, archive_only: bool = False, limit: int = 10, group: str | None = None,
     scan: bool = False,
@@ -77,12 +68,6 @@ def search(
     return result
 
 
-def matched(hit: Hit, wanted: list[terms.Term]) -> list[str]:
-    """The query's words that the section holds."""
-    folded = terms.fold(f"{hit.trail} {hit.heading}\n{hit.text}")
-    return [term.word for term in wanted if any(needle in folded for needle in term.needles())]
-
-
 def snippet(hit: Hit, wanted: list[terms.Term]) -> str:
     """One line of the section around the first match (the first body line when only the heading matched)."""
     lines = [line.strip().removeprefix("- Body:").strip()
@@ -105,44 +90,3 @@ def _around(line: str, at: int) -> str:
     start = max(0, min(at - SNIPPET_CHARS // 3, len(line) - SNIPPET_CHARS + 2))
     text = line[start:start + SNIPPET_CHARS - 2].strip()
     return ("…" if start else "") + text + ("…" if start + SNIPPET_CHARS - 2 < len(line) else "")
-
-
-def scan_sections(
-    repo: MemoryRepo, scope: Scope, wanted: list[terms.Term], *, limit: int, archive_only: bool = False,
-    under: str | None = None,
-) -> tuple[list[Hit], int, int, list[str]]:
-    """The plain scan: every file of the scope read and split; (best hits, total, files, skipped)."""
-    scored: list[tuple[tuple[int, float], Hit]] = []
-    files, skipped = 0, []
-    for path, stat in scope.files(repo):
-        if (archive_only and not path.startswith(f"{names.ARCHIVE}/")) or (under and not path.startswith(under)):
-            continue
-        files += 1
-        try:
-            if stat.st_size > MAX_FILE_BYTES:
-                raise TooLarge(repo.repo_path(path), stat.st_size, MAX_FILE_BYTES)
-            text = decode((repo.memory / path).read_bytes(), repo.repo_path(path))
-        except UnreadableFile as error:
-            skipped.append(str(error))
-            continue
-        except OSError as error:
-            skipped.append(f"{repo.repo_path(path)}: {error.strerror}")
-            continue
-        folded_file = terms.fold(text)
-        if not any(needle in folded_file for term in wanted for needle in term.needles()):
-            continue
-        for number, section in enumerate(sections.split(text, path)):
-            head = terms.fold(f"{section.trail} {section.heading}")
-            body = terms.fold(section.text)
-            count, score = 0, 0.0
-            for term in wanted:
-                hits = sum(4 * head.count(needle) + body.count(needle) for needle in term.needles())
-                if hits:
-                    count += 1
-                    score += 1 + math.log(hits)
-            if count:
-                hit = Hit(number, path, section.line, section.end, section.heading, section.trail,
-                          section.entry_id, section.text, round(score, 3))
-                scored.append(((count, score), hit))
-    scored.sort(key=lambda item: item[0], reverse=True)
-    return [hit for _, hit in scored[:limit]], len(scored), files, skipped

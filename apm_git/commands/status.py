@@ -6,17 +6,17 @@ flush's record: a finding shows for as long as it holds.
 from __future__ import annotations
 
 import dataclasses
-import datetime as dt
 from collections import Counter
 from typing import Any
 
 from apm_git import clock, git
 from apm_git.checks.snapshot import Finding
-from apm_git.commands.setup import missing
+from apm_git.dreaming.due import Due, due_dates
 from apm_git.errors import ApmGitError
 from apm_git.model import names
 from apm_git.model.config import CONFIG_FILE
 from apm_git.model.vocabulary import DueStage
+from apm_git.operations.setup import missing
 from apm_git.store.repo import MemoryRepo
 from apm_git.store.state import load_flush_state, with_quiet_runs
 
@@ -30,14 +30,6 @@ class FileBudget:
     @property
     def over(self) -> bool:
         return self.budget is not None and self.lines > self.budget
-
-
-@dataclasses.dataclass(frozen=True)
-class Due:
-    stage: DueStage
-    last_run: str | None
-    next_due: str  # ISO date
-    due_now: bool
 
 
 @dataclasses.dataclass
@@ -85,20 +77,6 @@ class StatusResult:
 # Most harmful first: a secret about to leak, memory lost, then shape and size.
 SEVERITY = ("apm-no-secrets", "apm-no-loss", "apm-append-only", "apm-state-json", "apm-budget", "apm-index-fresh",
             "apm-record-format")
-
-
-def due_dates(state: dict[str, Any], today: dt.date, every: dict[DueStage, int]) -> list[Due]:
-    dreaming = state.get("dreaming", {})
-    result = []
-    for stage, days in every.items():
-        last = dreaming.get(f"last_{stage.replace('-', '_')}") if isinstance(dreaming, dict) else None
-        last_moment = clock.parse_stamp(last) if isinstance(last, str) else None
-        try:
-            next_due = last_moment.date() + dt.timedelta(days=days) if last_moment else today
-        except OverflowError:  # unreachable through apm.yaml and flush-state.json, which are range-checked
-            next_due = dt.date.max
-        result.append(Due(stage, last if last_moment else None, next_due.isoformat(), next_due <= today))
-    return result
 
 
 def status(repo: MemoryRepo) -> StatusResult:
@@ -154,7 +132,7 @@ def current_findings(repo: MemoryRepo) -> Findings:
     """Every check on every memory file of the work tree, split by the findings baseline."""
     from apm_git.checks import baseline, no_secrets
     from apm_git.checks.run import run_checks
-    from apm_git.commands.baseline import work_tree
+    from apm_git.operations.baseline import work_tree
 
     try:
         snap = work_tree(repo)

@@ -101,7 +101,7 @@ def sync(
                 raise StateError(f"{error}; what is merged so far is committed locally, nothing was pushed: "
                                  "run `apm-git sync` again") from None
             if attempt == 1 and git.status(root, [repo.memory_prefix, CONFIG_FILE]):  # else no flush to import
-                from apm_git.commands.flush import flush_locked
+                from apm_git.operations.flush import flush_locked
 
                 flushed = flush_locked(repo)
                 result.flushed = flushed.commit

@@ -80,18 +80,8 @@ def plan_rem(
 ) -> RemOutcome:
     """`files` are the texts of the scored files by memory-relative path; `archive_text` the month's archive;
     `fresh` the ids promoted earlier in the same run (never archived by it)."""
-    parsed = {name: parse(text) for name, text in files.items()}
-    entries = [
-        _Entry(name, index, block, order)
-        for order, (name, index, block) in enumerate(
-            (name, index, block)
-            for name, doc in parsed.items()
-            for index, block in enumerate(doc.blocks)
-            if isinstance(block, Record) and block.ok
-        )
-    ]
+    parsed, entries = _scan(files)
     plan = RemPlan(today, live=len(entries))
-    target = dated.archive_file(today)
     superseded_by: dict[int, str] = {}
     _fold(entries, plan)
     _mark_proven(entries, plan, config)
@@ -102,6 +92,42 @@ def plan_rem(
         if archive_for_value(entry.record, today, config.rem, entry.fitness):
             entry.gone = "value"
     _enforce_budgets(entries, parsed, plan, today, config, fresh)
+    return _outcome(files, parsed, entries, plan, superseded_by, archive_text, config)
+
+
+def plan_budget(files: Mapping[str, str], archive_text: str | None, today: dt.date, config: Config) -> RemOutcome:
+    """REM's budget step (5 above) alone, over `files` (memory-relative path -> text): what `apm-git sync`
+    applies to the files its merge put over their budget, so that the merge commit meets every budget
+    that both of its parents met (docs/sync.md).  The same order, the same protections, the same archive
+    records and trailers as a REM run; nothing is folded, marked or superseded."""
+    parsed, entries = _scan(files)
+    plan = RemPlan(today, live=len(entries))
+    _enforce_budgets(entries, parsed, plan, today, config, frozenset())
+    return _outcome(files, parsed, entries, plan, {}, archive_text, config)
+
+
+def _scan(files: Mapping[str, str]) -> tuple[dict[str, RecordFile], list[_Entry]]:
+    """Each file parsed, and its well-formed records as entries, in file order."""
+    parsed = {name: parse(text) for name, text in files.items()}
+    entries = [
+        _Entry(name, index, block, order)
+        for order, (name, index, block) in enumerate(
+            (name, index, block)
+            for name, doc in parsed.items()
+            for index, block in enumerate(doc.blocks)
+            if isinstance(block, Record) and block.ok
+        )
+    ]
+    return parsed, entries
+
+
+def _outcome(
+    files: Mapping[str, str], parsed: Mapping[str, RecordFile], entries: list[_Entry], plan: RemPlan,
+    superseded_by: Mapping[int, str], archive_text: str | None, config: Config,
+) -> RemOutcome:
+    """The plan's archivals recorded, and the texts it writes: each changed file, and the month's archive."""
+    today = plan.day
+    target = dated.archive_file(today)
     archived_records = []
     for entry in entries:
         if entry.gone is None or entry.gone == "merged":

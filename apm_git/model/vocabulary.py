@@ -23,7 +23,7 @@ FLUSH_TRIGGERS: tuple[FlushTrigger, ...] = get_args(FlushTrigger)
 # A flush scope: all, main, or group:NAME (the kind; the name is kept beside it).
 ScopeKind = Literal["all", "main", "group"]
 # The consolidation stages, each one commit (`memory: <stage> …`).
-Stage = Literal["deep-sleep", "rem", "import"]
+StageName = Literal["deep-sleep", "rem", "import"]
 # The stages `dream` runs when due (`status` says when).
 DueStage = Literal["deep-sleep", "rem"]
 DUE_STAGES: tuple[DueStage, ...] = get_args(DueStage)

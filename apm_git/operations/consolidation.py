@@ -1,13 +1,26 @@
-"""What deep sleep and REM share: reading the memory, the mass-archive guard, flushing first, committing."""
+"""One place runs a consolidation (deep sleep, REM, `dream`'s stages, `import --apply`): `run`.
+
+In order, under the write lock:
+
+1. finish a consolidation a kill interrupted (taking the lock does it: store/landing.py rolls the
+   journal forward, docs/crash-safety.md), so the plan reads the memory as it was committed;
+2. plan, once: the stage reads the memory and calls its pure planner (apm_git/dreaming/);
+   the mass-archive guard refuses here, before anything is written or committed;
+3. flush the user's uncommitted memory, when there is some, so the run's commit holds only the run;
+4. execute the plan in memory and commit it (operations/apply.py), then bring the work tree to it.
+
+A file flush withholds (a suspected secret) is found before the plan and left out of it: the run
+neither reads nor touches it.  The stages themselves are in operations/stages.py.
+"""
 from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import time
 from collections.abc import Callable, Collection
-from typing import Any
+from typing import Any, ClassVar, Protocol
 
-from apm_git import git
-from apm_git.commands.flush import flush
+from apm_git import clock, git
 from apm_git.dreaming.execute import Changes
 from apm_git.dreaming.plan import DeepSleepPlan, Kept
 from apm_git.dreaming.plan_deep_sleep import Memory
@@ -15,15 +28,18 @@ from apm_git.errors import PlanRefused, StateError
 from apm_git.model import names
 from apm_git.model.config import Rem
 from apm_git.model.records import parse
-from apm_git.model.vocabulary import Stage
+from apm_git.model.vocabulary import StageName
 from apm_git.operations.apply import commit_run, dirty
+from apm_git.operations.flush import flush_locked
 from apm_git.store import layout
+from apm_git.store.landing import finish_pending
+from apm_git.store.lock import write_lock
 from apm_git.store.repo import MemoryRepo
 
 
 @dataclasses.dataclass
 class StageResult:
-    stage: Stage
+    stage: StageName
     subject: str
     plan: dict[str, Any]
     trailers: list[tuple[str, str]]
@@ -35,6 +51,55 @@ class StageResult:
     left_out: list[str] = dataclasses.field(default_factory=list)  # memory files the run did not read (withheld)
 
 
+@dataclasses.dataclass
+class Planned:
+    """A stage's plan, before anything is written: its result so far, and how to carry it out."""
+
+    result: StageResult
+    body: str  # the commit message's body
+    day: dt.date
+    execute: Callable[[], Changes | None]  # the plan's writes and moves, in memory; None: nothing to commit
+    archived: int = 0  # the entries it archives, of `live`: the mass-archive guard's figures
+    live: int = 0
+
+
+class Stage(Protocol):
+    """A consolidation stage: reads the memory, plans, says what carrying the plan out writes.  It takes
+    no lock, flushes nothing and commits nothing: `run` does."""
+
+    @property
+    def name(self) -> StageName: ...  # deep-sleep, rem or import: the trailer Apm-Trigger and the messages
+
+    leaves_out: ClassVar[bool]  # whether files flush withholds are left out of the plan
+
+    def plan(self, repo: MemoryRepo, today: dt.date, left: Collection[str]) -> Planned: ...
+
+
+def run(repo: MemoryRepo, stage: Stage, *, dry_run: bool = False, force: bool = False) -> StageResult:
+    """Carry out `stage` (see the module's docstring); a dry run plans and says what the guard would do."""
+    started = time.perf_counter()
+    finish_pending(repo, wait=not dry_run)  # a reader notes an interrupted commit it cannot finish
+    with write_lock(repo):  # finishes an interrupted commit (store/landing.finish_interrupted) first
+        changed = [] if dry_run else git.status(repo.root, [repo.memory_prefix])
+        left = withheld(repo, changed) if stage.leaves_out else []
+        planned = stage.plan(repo, clock.today(), left)
+        result = planned.result
+        result.left_out = [repo.repo_path(rel) for rel in left]
+        if dry_run:
+            result.dry_run = True
+            if not force:
+                result.refused = guard_refusal(stage.name, planned.archived, planned.live, repo.config.rem)
+        else:
+            check_guard(stage.name, planned.archived, planned.live, repo.config.rem, force)
+            if changed:
+                result.flushed = flush_locked(repo, trigger="manual", message=f"Flushed before {stage.name}.").commit
+            changes = planned.execute()
+            if changes is not None:
+                commit_stage(repo, result, changes, planned.body, planned.day)
+    result.elapsed = time.perf_counter() - started
+    return result
+
+
 def scored_files(repo: MemoryRepo, left: Collection[str] = ()) -> list[str]:
     """The files REM scores: the category files, then each group's experience.md (none that is `left` out)."""
     files = [name for name in layout.category_files(repo) if repo.exists(name)]
@@ -42,20 +107,19 @@ def scored_files(repo: MemoryRepo, left: Collection[str] = ()) -> list[str]:
     return [name for name in files + [name for name in experience if repo.exists(name)] if name not in left]
 
 
-def left_out(repo: MemoryRepo) -> list[str]:
-    """The memory files (memory-relative) that flush withheld as holding a suspected secret, still
-    uncommitted after `flush_first`.  A run works from the committed memory: it neither reads nor touches
-    them.  Any other uncommitted change (a loss flush kept out) still stops the run (`commit_stage`)."""
+def withheld(repo: MemoryRepo, changed: list[git.Change]) -> list[str]:
+    """The memory files (memory-relative) among the uncommitted `changed` that flush will withhold as holding
+    a suspected secret.  A run works from the rest: it neither reads nor touches them.  Any other uncommitted
+    change (a loss flush keeps out) still stops the run if the run touches it (`commit_stage`)."""
     from apm_git.checks import baseline, no_secrets
-    from apm_git.commands.baseline import work_tree
+    from apm_git.operations.baseline import work_tree
 
-    changed = sorted({change.path for change in git.status(repo.root, [repo.memory_prefix])
-                      if (repo.root / change.path).is_file()})
-    if not changed:
+    present = sorted({change.path for change in changed if (repo.root / change.path).is_file()})
+    if not present:
         return []
-    snap = work_tree(repo, changed)
-    withheld, _ = baseline.withheld_secrets(snap, no_secrets.validate(snap))
-    return sorted({rel for rel in (repo.memory_rel(finding.path) for finding in withheld) if rel is not None})
+    snap = work_tree(repo, present)
+    found, _ = baseline.withheld_secrets(snap, no_secrets.validate(snap))
+    return sorted({rel for rel in (repo.memory_rel(finding.path) for finding in found) if rel is not None})
 
 
 def without_left_out(plan: DeepSleepPlan, left: Collection[str]) -> DeepSleepPlan:
@@ -123,18 +187,6 @@ def check_guard(stage: str, archived: int, live: int, rem: Rem, force: bool) -> 
             f"{refusal}; nothing was changed — review the plan with `apm-git {stage} --dry-run`, "
             "then run again with --force",
         )
-
-
-def flush_first(repo: MemoryRepo, stage: str, precheck: Callable[[], object]) -> str | None:
-    """Commit the user's uncommitted memory first, so the run's commit holds only the run.
-
-    `precheck` plans the run on the uncommitted memory first: a run that would be refused
-    is refused before anything, this flush included, is committed.
-    """
-    if not git.status(repo.root, [repo.memory_prefix]):
-        return None
-    precheck()
-    return flush(repo, trigger="manual", message=f"Flushed before {stage}.").commit
 
 
 def commit_stage(

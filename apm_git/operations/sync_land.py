@@ -14,9 +14,12 @@ import os
 from collections.abc import Mapping, Sequence
 
 from apm_git import clock, git
+from apm_git.dreaming.plan import RemPlan, rem_trailers
+from apm_git.dreaming.plan_rem import RemOutcome, plan_budget
 from apm_git.errors import StateError
-from apm_git.model import names
+from apm_git.model import dated, names
 from apm_git.model import trailers as trailer_model
+from apm_git.model.records import count_lines
 from apm_git.model.vocabulary import SyncStep
 from apm_git.store import landing
 from apm_git.store.repo import MemoryRepo
@@ -24,7 +27,7 @@ from apm_git.store.repo import MemoryRepo
 BACKUP_PREFIX = "refs/apm-git/backup/"
 KEEP_BACKUPS = 50  # the newest backup refs kept; older ones are ancestors of the branch anyway
 LINK_MODES = ("120000", "160000")  # a symlink or a submodule: not written as a file's bytes
-MERGE_DRIVER = "apm-memory"  # the merge driver `.gitattributes` names for the memory files (commands/setup.py)
+MERGE_DRIVER = "apm-memory"  # the merge driver `.gitattributes` names for the memory files (operations/setup.py)
 
 
 @dataclasses.dataclass
@@ -37,6 +40,7 @@ class Integrated:
     incoming: str  # the fetched commit
     backup: str | None = None  # the ref naming the local branch as it was, before a merge
     conflicts: list[str] = dataclasses.field(default_factory=list)  # kept for a person, linked by Conflicts:
+    archived: list[str] = dataclasses.field(default_factory=list)  # `<id> <from> -> <to> (score N)`: for a budget
     unmerged: list[str] = dataclasses.field(default_factory=list)  # files left to git's line merge, with a conflict
     left: list[str] = dataclasses.field(default_factory=list)  # work-tree files changed meanwhile, left as they were
 
@@ -65,8 +69,9 @@ def merge(repo: MemoryRepo, head: str, theirs: str, source: str) -> Integrated:
     outcome = merge_memory(base_files, ours_files, theirs_files, memory_dir=memory,
                            append_only=repo.config.append_only)
     files = dict(outcome.files)
+    budget = within_budgets(repo, files, ours_files, theirs_files)
     index = repo.repo_path(names.INDEX)
-    if index in outcome.rebuild:
+    if index in outcome.rebuild or budget.plan.archivals or outcome.conflicts:  # its rows, or its Conflicts section
         files[index] = merged_index(repo, files, ours_files.get(index))
     lost = lost_entries(base_files, ours_files, theirs_files, files, memory_dir=memory)
     if lost:
@@ -87,16 +92,66 @@ def merge(repo: MemoryRepo, head: str, theirs: str, source: str) -> Integrated:
             f"nothing was changed: merge by hand (`git merge {source}`), then run `apm-git sync` again",
         )
     conflicts = [str(conflict) for conflict in outcome.conflicts]
+    archives = rem_trailers(budget.plan, memory)
     trailers = [("Apm-Merge", source), *(("Apm-Conflict", conflict) for conflict in conflicts)]
     trailers += [("Apm-Unmerged", path) for path in outcome.unmerged]
-    text = trailer_model.message(f"merge {source} (sync)", trailers)
+    trailers += [*archives, ("Apm-Trigger", "sync")]
+    text = trailer_model.message(f"merge {source} (sync)", trailers, budget_note(budget.plan, memory))
     contents = {path: None if data is None else data.encode("utf-8") for path, data in files.items()}
     env = clock.git_date_env()
     built = git.build_commit(root, repo.git_dir, head, [], text, contents=contents, env=env,
                              other_parents=[theirs], start=tree)
     backup = write_backup(repo, head)
     left = land_tree(repo, head, built.commit, text.split("\n", 1)[0], env=env)
-    return Integrated(source, "merge", built.commit, theirs, backup, conflicts, list(outcome.unmerged), left)
+    return Integrated(source, "merge", built.commit, theirs, backup, conflicts, [value for _, value in archives],
+                      list(outcome.unmerged), left)
+
+
+def within_budgets(
+    repo: MemoryRepo, files: dict[str, str | None], ours: Mapping[str, str], theirs: Mapping[str, str],
+) -> RemOutcome:
+    """REM's budget step over the files the merge put over their line budget (`files`, repo-relative, are
+    updated in place): the lowest-scored entries go to the month's archive, as a REM run archives them.
+
+    A file is taken when it is one REM scores (a category file, a group's experience.md), its merged
+    text is over its budget, and at least one side met the budget: a file both sides already had over
+    its budget was not put there by the merge, and is left to REM (and to lint) as it was."""
+    config = repo.config
+    scored = {*config.routing.values()}
+    texts = {}
+    for path, text in files.items():
+        rel = repo.memory_rel(path)
+        if text is None or rel is None:
+            continue
+        parts = rel.split("/")
+        if rel not in scored and not (len(parts) == 3 and parts[0] == names.GROUPS and parts[2] == names.EXPERIENCE):
+            continue
+        budget = config.budget_for(rel)
+        if budget is None or count_lines(text) <= budget:
+            continue
+        if all(side.get(path) is not None and count_lines(side[path]) > budget for side in (ours, theirs)):
+            continue
+        texts[rel] = text
+    today = clock.today()
+    archive = repo.repo_path(dated.archive_file(today))
+    outcome = plan_budget(texts, files.get(archive), today, config)
+    for rel, text in outcome.writes.items():
+        files[repo.repo_path(rel)] = text
+    return outcome
+
+
+def budget_note(plan: RemPlan, prefix: str) -> str | None:
+    """The merge commit's body when the budget step ran: what it archived, and what stays over budget."""
+    if not plan.archivals and not plan.over_budget:
+        return None
+    moved: dict[str, int] = {}
+    for archival in plan.archivals:
+        moved[archival.source] = moved.get(archival.source, 0) + 1
+    lines = [f"The merge put {prefix}/{source} over its line budget: its {count} lowest-scored entr"
+             f"{'y' if count == 1 else 'ies'} archived (REM's budget step)." for source, count in moved.items()]
+    lines += [f"{prefix}/{over.file} stays over budget ({over.lines} > {over.budget} lines): {over.why()}."
+              for over in plan.over_budget]
+    return "\n".join(lines)
 
 
 def merged_index(repo: MemoryRepo, files: Mapping[str, str | None], ours: str | None) -> str:

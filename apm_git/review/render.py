@@ -12,7 +12,7 @@ from apm_git.review.shape import over_budget
 from apm_git.review.words import DELETED, INSERTED, SAME, Piece, plain
 
 if TYPE_CHECKING:
-    from apm_git.commands.review import Review
+    from apm_git.review.result import Review
 
 # GitHub refuses a comment over 65,536 characters; the rest is room for a workflow's own lines.
 MARKDOWN_LIMIT = 60_000

@@ -10,7 +10,7 @@ from apm_git.review import classify as cl
 from apm_git.review.commits import COUNTED, CommitInfo
 
 if TYPE_CHECKING:
-    from apm_git.commands.review import Review
+    from apm_git.review.result import Review
 
 VERSION = 1
 

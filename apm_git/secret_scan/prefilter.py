@@ -13,7 +13,7 @@ detect-secrets adds later is covered without a change here:
 - credentials in a URL (`scheme://user:password@host`);
 - the first line of a private key block.
 
-tests/secrets/ hold the corpus that proves the superset promise on every kind the scanner knows.
+tests/secret_scan/ hold the corpus that proves the superset promise on every kind the scanner knows.
 """
 from __future__ import annotations
 

@@ -14,7 +14,11 @@ from apm_git.search import sections
 from apm_git.store import cache, layout
 from apm_git.store.repo import MemoryRepo
 
-OTHERS_CACHE = "index-files.cache"  # per file: size, mtime, lines, last date, hint
+OTHERS_CACHE = "index-files.cache"  # per file: size, mtime, lines, last date, hint, entries in conflict
+# A cache row: size, mtime (-1: racy, read again), lines, last date, hint, (entry id, Conflicts value) of each
+# entry in conflict.  A row of another length (an older apm-git's) is read again.
+Row = tuple[int, int, int, str, str, tuple[tuple[str, str], ...]]
+ROW = 6
 SUMMARIES_CACHE = "index-summaries.cache"  # per category file, journal or kept file: its summary and conflicts
 RACY_NS = 2_000_000_000  # a file changed this recently may change again within the same mtime
 
@@ -54,10 +58,11 @@ def build_index(
         found = summaries.of(name, headings=True)
         if found is not None:
             journals.append(found[0])
+            conflicts += found[1]
     summaries.save()
     listed = {names.INDEX, *live, *repo.config.routing.values()}
-    others = _others(repo, listed, exclude, instead)
-    return index_md.render(today, categories, journals, conflicts, budget, others,
+    others, elsewhere = _others(repo, listed, exclude, instead)
+    return index_md.render(today, categories, journals, conflicts + elsewhere, budget, others,
                            repo.config.budget_for(names.INDEX))
 
 
@@ -144,47 +149,69 @@ def _from_row(name: str, row: tuple[object, ...]) -> Summary | None:
 
 def _others(
     repo: MemoryRepo, listed: Collection[str], exclude: Collection[str], instead: Mapping[str, str | None],
-) -> list[index_md.OtherFile]:
+) -> tuple[list[index_md.OtherFile], list[index_md.Conflict]]:
     """Every other Markdown file of the memory dir (not groups/ or main/, which have their own indexes;
-    not hidden folders), summarized; a file whose size and mtime are as last time is not read again."""
+    not hidden folders), summarized; and the entries in conflict (a `Conflicts:` field) of every file
+    that is neither listed nor archived, groups/ and main/ included.  A file whose size and mtime are
+    as last time is not read again."""
     path = repo.state_dir / OTHERS_CACHE
     stored = cache.read(path)
-    known: dict[str, tuple[int, int, int, str, str]] = stored if isinstance(stored, dict) else {}
-    fresh: dict[str, tuple[int, int, int, str, str]] = {}
+    known: dict[str, Row] = stored if isinstance(stored, dict) else {}
+    fresh: dict[str, Row] = {}
     racy = time.time_ns() - RACY_NS
     found = []
+    conflicts: list[index_md.Conflict] = []
     on_disk = list(repo.markdown_files())
     for rel in sorted({*on_disk, *(name for name in instead if name.endswith(".md"))}):
         top = rel.split("/", 1)[0]
-        if rel in listed or rel in exclude or top in (names.GROUPS, names.MAIN) or top.startswith("."):
+        if rel in listed or rel in exclude or top.startswith("."):
             continue
+        indexed = top not in (names.GROUPS, names.MAIN)  # those two have indexes of their own
         if rel in instead:  # a withheld file (its committed text) or what a consolidation writes: never cached
             given = instead[rel]
             if given is not None:  # None: a consolidation moves it away
-                found.append(_summary(rel, given))
+                if indexed:
+                    found.append(_summary(rel, given))
+                conflicts += _conflicts(rel, given)
             continue
         try:
             st = (repo.memory / rel).stat()
             row = known.get(rel)
-            if row is None or row[:2] != (st.st_size, st.st_mtime_ns):
-                summary = _summary(rel, repo.read(rel) or "")
+            if row is None or len(row) != ROW or row[:2] != (st.st_size, st.st_mtime_ns):
+                text = repo.read(rel) or ""
+                summary = _summary(rel, text)
                 row = (st.st_size, st.st_mtime_ns if st.st_mtime_ns < racy else -1, summary.lines,
-                       summary.last_updated, summary.hint)
+                       summary.last_updated, summary.hint,
+                       tuple((conflict.entry, conflict.what) for conflict in _conflicts(rel, text)))
         except TooLarge as error:
-            found.append(index_md.OtherFile(rel, repo.count_lines(rel), "—", f"not indexed: {megabytes(error.size)}"))
+            if indexed:
+                found.append(index_md.OtherFile(rel, repo.count_lines(rel), "—",
+                                                f"not indexed: {megabytes(error.size)}"))
             continue
         except UnreadableFile:
-            found.append(index_md.OtherFile(rel, 0, "—", "not valid UTF-8"))
+            if indexed:
+                found.append(index_md.OtherFile(rel, 0, "—", "not valid UTF-8"))
             continue
         except OSError:
             continue
         fresh[rel] = row
-        found.append(index_md.OtherFile(rel, row[2], row[3], row[4]))
+        if indexed:
+            found.append(index_md.OtherFile(rel, row[2], row[3], row[4]))
+        conflicts += [index_md.Conflict(entry, rel, what) for entry, what in row[5]]
     if fresh != known:
         cache.write(path, fresh)
     archived = [other for other in found if other.name.startswith(f"{names.ARCHIVE}/")]
     rest = [other for other in found if not other.name.startswith(f"{names.ARCHIVE}/")]
-    return rest + ([index_md.archive_row(f"{names.ARCHIVE}/", archived)] if archived else [])
+    return rest + ([index_md.archive_row(f"{names.ARCHIVE}/", archived)] if archived else []), conflicts
+
+
+def _conflicts(rel: str, text: str) -> list[index_md.Conflict]:
+    """The entries of a file with a `Conflicts:` field; none in the archive (REM never archives one, and
+    an archived journal is history, as `apm-git status` counts it)."""
+    if "- Conflicts:" not in text or rel.startswith(f"{names.ARCHIVE}/"):
+        return []
+    return index_md.conflicts_of(rel, parse(text).entries)
+
 
 
 def _summary(rel: str, text: str) -> index_md.OtherFile:

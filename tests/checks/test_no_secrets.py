@@ -1,6 +1,6 @@
 """apm-no-secrets: one test per kind of secret as the check reports it, and what it never reports.
 
-The scanner itself (recall over the corpus, false positives, the prefilter) is tested in tests/secrets/.
+The scanner itself (recall over the corpus, false positives, the prefilter) is tested in tests/secret_scan/.
 """
 from __future__ import annotations
 

@@ -99,7 +99,7 @@ ENUMS = [
     ("history", ["events", ITEMS, "what"], words.HistoryWhat),
     ("status", ["due", ITEMS, "stage"], words.DueStage),
     ("hooks-status", ["places", ITEMS, "where"], words.HookPlace),
-    ("stage", ["stage"], words.Stage),
+    ("stage", ["stage"], words.StageName),
     ("import-plan", ["import", ITEMS, "kind"], words.EntryKind),
 ]
 

@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.conftest import Invoke
 from tests.realworld import real_case
 
@@ -44,6 +46,7 @@ def test_a_chinese_intent_routes_to_its_section(tmp_path: Path, run_cli: Invoke)
     assert all(not item["cut"] or "its share of 2000 tokens" in item["cut"] for item in data["files"])
 
 
+@pytest.mark.slow
 def test_a_debugging_intent_loads_real_lessons_not_the_empty_template(tmp_path: Path, run_cli: Invoke) -> None:
     repo = real_case("QQSHI13__nova-workspace", tmp_path / "ws")
     data = load(run_cli, repo.root, "debug the file deletion mistake: rm instead of trash")
