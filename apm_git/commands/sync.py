@@ -62,6 +62,10 @@ class SyncResult:
     def left(self) -> list[str]:
         return sorted({path for step in self.integrated for path in step.left})
 
+    @property
+    def notes(self) -> list[str]:
+        return list(dict.fromkeys(note for step in self.integrated for note in step.notes))
+
     def as_dict(self) -> dict[str, Any]:
         return {
             "version": VERSION,
@@ -71,6 +75,7 @@ class SyncResult:
             "conflicts": self.conflicts,
             "unmerged": self.unmerged,
             "left": self.left,
+            "notes": self.notes,
         }
 
 
