@@ -66,6 +66,12 @@ class SyncResult:
     def notes(self) -> list[str]:
         return list(dict.fromkeys(note for step in self.integrated for note in step.notes))
 
+    @property
+    def journals_over_budget(self) -> list[dict[str, Any]]:
+        """Each journal a merge put over its line budget, as the last merge that did left it."""
+        found = {over.path: over for step in self.integrated for over in step.journals_over_budget}
+        return [dataclasses.asdict(over) for _, over in sorted(found.items())]
+
     def as_dict(self) -> dict[str, Any]:
         return {
             "version": VERSION,
@@ -76,6 +82,7 @@ class SyncResult:
             "unmerged": self.unmerged,
             "left": self.left,
             "notes": self.notes,
+            "journals_over_budget": self.journals_over_budget,
         }
 
 

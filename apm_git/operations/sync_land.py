@@ -31,6 +31,15 @@ MERGE_DRIVER = "apm-memory"  # the merge driver `.gitattributes` names for the m
 
 
 @dataclasses.dataclass
+class OverBudget:
+    """A journal the merge put over its line budget: the union of both sides' items, left whole."""
+
+    path: str  # repo-relative
+    lines: int
+    budget: int
+
+
+@dataclasses.dataclass
 class Integrated:
     """One fetched commit brought into the local branch."""
 
@@ -44,6 +53,8 @@ class Integrated:
     unmerged: list[str] = dataclasses.field(default_factory=list)  # files left to git's line merge, with a conflict
     left: list[str] = dataclasses.field(default_factory=list)  # work-tree files changed meanwhile, left as they were
     notes: list[str] = dataclasses.field(default_factory=list)  # warnings: the merged apm.yaml did not read, …
+    # journals the merge put over their line budget (`budgets: journal:`): no merge step may shorten a journal
+    journals_over_budget: list[OverBudget] = dataclasses.field(default_factory=list)
 
 
 def integrate(repo: MemoryRepo, head: str, theirs: str, source: str) -> Integrated | None:
@@ -107,7 +118,8 @@ def merge(repo: MemoryRepo, head: str, theirs: str, source: str) -> Integrated:
     backup = write_backup(repo, head)
     left = land_tree(repo, head, built.commit, text.split("\n", 1)[0], env=env)
     return Integrated(source, "merge", built.commit, theirs, backup, conflicts, [value for _, value in archives],
-                      list(outcome.unmerged), left, [note] if note else [])
+                      list(outcome.unmerged), left, [note] if note else [],
+                      journals_over(merged_repo, files, ours_files, theirs_files))
 
 
 def merged_config(repo: MemoryRepo, tree: str) -> tuple[Config, str | None]:
@@ -170,6 +182,27 @@ def within_budgets(
     for rel, text in outcome.writes.items():
         files[repo.repo_path(rel)] = text
     return outcome
+
+
+def journals_over(
+    repo: MemoryRepo, files: Mapping[str, str | None], ours: Mapping[str, str], theirs: Mapping[str, str],
+) -> list[OverBudget]:
+    """The journals the merge put over their line budget: over it in `files`, within it (or absent) on at
+    least one side, and not one side's text unchanged.  Deep sleep promotes a journal's items and REM never
+    archives them, so the merge keeps every item and reports the file: the journal budget of a memory
+    several agents write is a setting sized for them (docs/sync.md)."""
+    found = []
+    for path, text in sorted(files.items()):
+        rel = repo.memory_rel(path)
+        if text is None or rel is None or dated.journal_date(rel) is None:
+            continue
+        budget = repo.config.budget_for(rel)
+        lines = count_lines(text)
+        if budget is None or lines <= budget or text in (ours.get(path), theirs.get(path)):
+            continue
+        if any(side.get(path) is None or count_lines(side[path]) <= budget for side in (ours, theirs)):
+            found.append(OverBudget(path, lines, budget))
+    return found
 
 
 def budget_note(plan: RemPlan, prefix: str) -> str | None:
