@@ -1,4 +1,7 @@
-"""The seven hook ids and how pre-commit runs them; the source of `.pre-commit-hooks.yaml`.
+"""The hook ids and how pre-commit runs them; the source of `.pre-commit-hooks.yaml`.
+
+Seven hooks, one per check, and `apm-checks`, which runs all seven in one hook: the one `apm-git
+init` writes (docs/hook-entry.md, "One hook or seven").
 
 Imported by the hook entry point on every commit, so it imports nothing.
 """
@@ -10,9 +13,9 @@ ENTRY = "apm-git-hook"
 class Hook:
     """One pre-commit hook: its id, a one-line description, and whether it checks the files it is given."""
 
-    __slots__ = ("description", "files", "id", "per_file")
+    __slots__ = ("description", "every", "files", "id", "per_file")
 
-    def __init__(self, hook_id: str, description: str, *, per_file: bool, files: str = "") -> None:
+    def __init__(self, hook_id: str, description: str, *, per_file: bool, files: str = "", every: bool = False) -> None:
         self.id = hook_id
         self.description = description
         self.files = files  # a regex of the files it looks at, within the memory dir
@@ -20,11 +23,16 @@ class Hook:
         # with --all-files).  The others compare the base with the new side and read deletions
         # and renames from git themselves, so pre-commit passes them no file names.
         self.per_file = per_file
+        # Every check at once: it is handed the files like a per-file hook (its per-file checks look
+        # at them), and runs when none is staged too (a deletion, for the no-loss check).
+        self.every = every
 
     def options(self) -> dict[str, object]:
         """The pre-commit options of this hook, shared by the manifest and the config `init` writes."""
         options: dict[str, object] = {"require_serial": True}
-        if not self.per_file:
+        if self.every:
+            options.update(always_run=True)
+        elif not self.per_file:
             options.update(pass_filenames=False, always_run=True)
         return options
 
@@ -41,6 +49,9 @@ HOOKS = (
 )
 HOOK_IDS = tuple(hook.id for hook in HOOKS)
 PER_FILE = frozenset(hook.id for hook in HOOKS if hook.per_file)
+EVERY = Hook("apm-checks", "the memory breaks any of the seven checks (all seven in one hook, one process per commit)",
+             per_file=True, every=True)
+MANIFEST = (*HOOKS, EVERY)
 
 
 def manifest_hook(hook: Hook) -> dict[str, object]:
@@ -62,7 +73,7 @@ def local_hook(hook: Hook, memory_dir: str, command: str = ENTRY) -> dict[str, o
 
     `command` runs `apm-git-hook` (see `apm_git.operations.precommit.hook_command`)."""
     options = hook.options()
-    files = {"files": f"^{_escape(memory_dir)}/{hook.files}"} if hook.per_file else {}
+    files = {"files": f"^{_escape(memory_dir)}/{hook.files}"} if hook.per_file or hook.every else {}
     return {"id": hook.id, "name": hook.id, "entry": f"{command} {hook.id}", "language": "system", **files, **options}
 
 

@@ -1,4 +1,7 @@
-"""`apm-git-hook-run HOOK-ID [FILE…]`: the computing half of one apm pre-commit hook (a console script).
+"""`apm-git-hook-run HOOK-ID [FILE…]`: the computing half of the apm pre-commit hooks (a console script).
+
+`apm-checks`, the hook `apm-git init` writes, runs every check here and prints every finding, in one
+process per commit; nothing is stored, and pre-commit's `SKIP` names checks to leave out.
 
 pre-commit runs `apm-git-hook` (scripts/apm-git-hook, POSIX sh) once per hook id.  When the
 findings of this comparison are not stored yet, the script runs this, with the comparison's
@@ -15,7 +18,7 @@ import sys
 from collections.abc import Sequence
 
 from apm_git import __version__
-from apm_git.checks.manifest import HOOK_IDS, PER_FILE
+from apm_git.checks.manifest import EVERY, HOOK_IDS, PER_FILE
 
 CACHE = "hook-findings"
 ENV_KEY = "APM_GIT_HOOK_KEY"  # the comparison's key, as the script computed it
@@ -24,14 +27,14 @@ ENV_RUN = "APM_GIT_HOOK_RUN_KEY"  # the pre-commit run's, when the script could 
 # build writes STAMP into the script, so a script never reads a file of another layout or version.
 FORMAT = 3
 STAMP = f"{__version__}/{FORMAT}"
-USAGE = f"usage: apm-git-hook HOOK-ID [FILE...]; HOOK-ID is one of {', '.join(HOOK_IDS)}\n"
+USAGE = f"usage: apm-git-hook HOOK-ID [FILE...]; HOOK-ID is one of {', '.join((*HOOK_IDS, EVERY.id))}\n"
 
 Found = list[tuple[str, str, str]]  # (hook id, path, the line the hook prints)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
-    if not args or args[0] not in HOOK_IDS:
+    if not args or (args[0] not in HOOK_IDS and args[0] != EVERY.id):
         sys.stderr.write(USAGE)
         return 2
     from apm_git.errors import ApmGitError
@@ -68,11 +71,21 @@ def run_hook(hook: str, files: list[str], key: str | None) -> Found:
         found += across_merges(repo, merges, snap)
     findings = [(f.hook, f.path, str(f)) for f in found]
     wanted = {name for name in files if name.startswith(prefix)}
+    if hook == EVERY.id:  # every check's findings, the per-file ones for the files given; no other hook to tell
+        skipped = skips()
+        return [finding for finding in findings if finding[0] not in skipped
+                and (finding[0] not in PER_FILE or not files or finding[1] in wanted)]
     if key:  # a file given that is not on the new side (a link, a folder) has no findings: checked too
         _store(os.path.join(repo.state_dir, CACHE), key, prefix, sorted(wanted.union(snap.targets)), findings)
     if hook not in PER_FILE or not files:
         return [finding for finding in findings if finding[0] == hook]
     return [finding for finding in findings if finding[0] == hook and finding[1] in wanted]
+
+
+def skips() -> frozenset[str]:
+    """The hook ids in pre-commit's `SKIP` (comma-separated, as pre-commit reads it): a person who
+    skips `apm-budget` for one commit expects `apm-checks` to leave that check out too."""
+    return frozenset(name.strip() for name in os.environ.get("SKIP", "").split(",") if name.strip())
 
 
 def _store(path: str, key: str, prefix: str, checked: list[str], findings: Found) -> None:

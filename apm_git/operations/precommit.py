@@ -7,6 +7,10 @@ lacks the virtualenv, finds it all the same.  When that path is gone (apm-git mo
 repository cloned elsewhere), they fall back to `apm-git-hook` on PATH.
 An existing config keeps its comments, order and other hooks; hooks it
 already has (by id, in any repo) are never added twice.
+
+`init` writes one hook, `apm-checks`, which runs all seven checks in one process (docs/hook-entry.md,
+"One hook or seven").  A config that already lists some of the seven hooks by id gets the missing
+ones of those seven instead, so a person who chose separate hooks keeps that choice.
 """
 from __future__ import annotations
 
@@ -19,7 +23,7 @@ import sysconfig
 from pathlib import Path
 from typing import Any
 
-from apm_git.checks.manifest import ENTRY, HOOKS, local_hook
+from apm_git.checks.manifest import ENTRY, EVERY, HOOKS, local_hook
 from apm_git.errors import StateError
 from apm_git.store.repo import decode
 
@@ -35,7 +39,7 @@ def with_apm_hooks(root: Path, memory_dir: str) -> str | None:
     """The config text with the missing apm hooks added, or None when it already has them all."""
     path = root / CONFIG
     if not path.exists():
-        return HEADER + _dump({"repos": [{"repo": "local", "hooks": _hooks(HOOKS, memory_dir)}]}, 2, 4, 2)
+        return HEADER + _dump({"repos": [{"repo": "local", "hooks": _hooks([EVERY], memory_dir)}]}, 2, 4, 2)
     text = decode(path.read_bytes(), CONFIG)
     from ruamel.yaml.comments import CommentedMap, CommentedSeq
     from ruamel.yaml.error import YAMLError
@@ -55,10 +59,10 @@ def with_apm_hooks(root: Path, memory_dir: str) -> str | None:
         repos = data["repos"] = CommentedSeq()
     present = {hook.get("id") for repo in repos if isinstance(repo, dict) for hook in repo.get("hooks") or []
                if isinstance(hook, dict)}
-    missing = [hook for hook in HOOKS if hook.id not in present]
+    missing = _missing(present)
     if not missing:
         return None
-    ours = {hook.id for hook in HOOKS}
+    ours = {hook.id for hook in (*HOOKS, EVERY)}
     home = next((repo for repo in repos if isinstance(repo, dict) and repo.get("repo") == "local"
                  and any(isinstance(h, dict) and h.get("id") in ours for h in repo.get("hooks") or [])), None)
     if home is not None:
@@ -68,6 +72,16 @@ def with_apm_hooks(root: Path, memory_dir: str) -> str | None:
         repos.yaml_set_comment_before_after_key(len(repos) - 1, before=COMMENT, indent=dash or 0)
     mapping = 2 if dash else indent
     return _dump(data, mapping, indent or 2, dash or 0)
+
+
+def _missing(present: set[Any]) -> list[Any]:
+    """What the config lacks: nothing when it has `apm-checks`; the rest of the seven when it lists
+    some of them; else `apm-checks`."""
+    if EVERY.id in present:
+        return []
+    if any(hook.id in present for hook in HOOKS):
+        return [hook for hook in HOOKS if hook.id not in present]
+    return [EVERY]
 
 
 def _hooks(hooks: Any, memory_dir: str) -> Any:

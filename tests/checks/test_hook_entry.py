@@ -69,6 +69,24 @@ def test_the_first_hook_computes_and_the_others_answer_without_python(repo: Memo
     assert hook(repo.root, "apm-no-secrets", "memory/lessons.md", "src/app.py", runner=stub).exit_code == 0
 
 
+def test_apm_checks_prints_every_check_and_stores_nothing(repo: MemoryRepo, tmp_path: Path) -> None:
+    (repo.memory / "people.md").write_text("# People\n" + "- x\n" * 150)
+    git(repo.root, "commit", "-qam", "over budget, committed without checks")
+    stage_broken_record(repo)
+    ran = hook(repo.root, "apm-checks", "memory/lessons.md")  # the per-file checks look at the files given
+    assert (ran.exit_code, ran.stdout) == (1, BROKEN)
+    assert not (repo.git_dir / "apm-git" / "hook-findings").exists()
+    ran = hook(repo.root, "apm-checks", "memory/lessons.md", "memory/people.md")  # as with --all-files
+    lines = ran.stdout.splitlines()
+    assert ran.exit_code == 1 and len(lines) == 2 and BROKEN.strip() in lines
+    assert [line for line in lines if line.startswith("memory/people.md:101: apm-budget: 151/100 lines")]
+    ran = hook(repo.root, "apm-checks", "memory/lessons.md", "memory/people.md", env={"SKIP": "apm-budget"})
+    assert (ran.exit_code, ran.stdout) == (1, BROKEN)
+    git(repo.root, "rm", "-q", "--cached", "memory/lessons.md")  # a deletion: no file to hand, still checked
+    ran = hook(repo.root, "apm-checks")
+    assert ran.exit_code == 1 and "apm-index-fresh: names lessons.md" in ran.stdout and "apm-budget" not in ran.stdout
+
+
 def test_a_new_staged_state_is_checked_afresh(repo: MemoryRepo, tmp_path: Path) -> None:
     stage_broken_record(repo)
     assert hook(repo.root, "apm-record-format", "memory/lessons.md").stdout == BROKEN

@@ -1,13 +1,17 @@
 """The pre-commit hooks that `apm-git init` installs, on real repositories, committing with plain `git commit`."""
 from __future__ import annotations
 
+import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from apm_git.checks.manifest import HOOKS, local_hook
 from apm_git.commands.init import init
+from apm_git.operations.precommit import hook_command
 from tests.checks.helpers import record
 from tests.checks.test_no_secrets import SECRETS
 from tests.conftest import Ran, git, run_apm
@@ -19,6 +23,18 @@ def hooked(tmp_path: Path) -> Path:
     result = init(tmp_path / "mem")
     assert result.hooks_installed, result.warning
     return result.root
+
+
+@pytest.fixture
+def separate(hooked: Path) -> Path:
+    """The same repository with the seven separate hooks instead of `apm-checks`: one verdict line per
+    check, and the findings shared through `.git/apm-git/hook-findings`."""
+    hooks = [local_hook(hook, "memory", hook_command()) for hook in HOOKS]
+    config = {"repos": [{"repo": "local", "hooks": hooks}]}
+    (hooked / ".pre-commit-config.yaml").write_text(json.dumps(config, indent=2) + "\n")  # JSON is YAML
+    git(hooked, "add", ".pre-commit-config.yaml")
+    git(hooked, "commit", "-qm", "the seven separate hooks", "--no-verify")
+    return hooked
 
 
 def commit(root: Path, message: str = "change") -> Ran:
@@ -40,11 +56,31 @@ def append(path: Path, text: str) -> None:
 
 def test_init_installs_the_hook_and_a_clean_edit_of_a_category_file_is_accepted(hooked: Path) -> None:
     assert (hooked / ".git/hooks/pre-commit").is_file()
-    assert "apm-git-hook apm-budget" in git(hooked, "show", "HEAD:.pre-commit-config.yaml")
+    assert "apm-git-hook apm-checks" in git(hooked, "show", "HEAD:.pre-commit-config.yaml")
     append(hooked / "memory/decisions.md", "\n" + record("2026-04-06", "Redis cache strategy"))
     ran = commit(hooked)
     assert ran.exit_code == 0, ran.stdout + ran.stderr
-    assert "apm-index-fresh" in ran.stdout and "Passed" in ran.stdout
+    assert verdict(ran.stdout, "apm-checks") == "Passed"
+    assert not (hooked / ".git/apm-git/hook-findings").exists()  # one hook: nothing to share
+
+
+def test_the_seven_separate_hooks_each_give_a_verdict(separate: Path) -> None:
+    append(separate / "memory/people.md", "".join(f"- note {n}\n" for n in range(120)))
+    ran = commit(separate)
+    assert ran.exit_code == 1 and "memory/people.md:101: apm-budget: 125/100 lines" in ran.stdout
+    assert verdict(ran.stdout, "apm-budget") == "Failed"
+    assert [verdict(ran.stdout, hook.id) for hook in HOOKS if hook.id not in ("apm-budget", "apm-state-json")] == [
+        "Passed"] * 5
+
+
+def test_skip_leaves_a_check_out_of_the_one_hook(hooked: Path) -> None:
+    append(hooked / "memory/people.md", "".join(f"- note {n}\n" for n in range(120)))
+    git(hooked, "add", "-A")
+    proc = subprocess.run(("git", "commit", "-qm", "over budget"), cwd=hooked, capture_output=True, text=True,
+                          check=False, env={**os.environ, "SKIP": "apm-no-secrets, apm-budget"})
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    append(hooked / "memory/people.md", "- one more\n")
+    assert "apm-budget: 126/100 lines" in commit(hooked).stdout  # without SKIP the check is back
 
 
 def test_over_budget_is_rejected_naming_the_file_and_lines(hooked: Path) -> None:
@@ -167,7 +203,8 @@ def test_pre_commit_run_between_two_refs_as_ci_does(hooked: Path) -> None:
 
 
 @pytest.mark.slow
-def test_a_journal_moved_whole_into_the_archive_is_accepted(hooked: Path) -> None:
+def test_a_journal_moved_whole_into_the_archive_is_accepted(separate: Path) -> None:
+    hooked = separate
     env = {"APM_GIT_NOW": "2026-04-06T10:00:00"}
     assert run_apm("journal", "add", "Chose Redis", "--kind", "decision", cwd=hooked, env=env).exit_code == 0
     assert run_apm("flush", cwd=hooked, env=env).exit_code == 0
@@ -183,7 +220,8 @@ def test_a_journal_moved_whole_into_the_archive_is_accepted(hooked: Path) -> Non
     assert ran.exit_code == 0, ran.stdout
 
 
-def test_hooks_in_a_linked_worktree(hooked: Path, tmp_path: Path) -> None:
+def test_hooks_in_a_linked_worktree(separate: Path, tmp_path: Path) -> None:
+    hooked = separate
     git(hooked, "worktree", "add", "-q", str(tmp_path / "other"), "-b", "other")
     other = tmp_path / "other"
     append(other / "memory/people.md", "".join(f"- note {n}\n" for n in range(120)))
@@ -230,4 +268,4 @@ def test_write_back_to_an_index_passes_the_append_only_hook(hooked: Path) -> Non
     assert "[DEPRECATED]" in (hooked / "memory/main/index.md").read_text()
     ran = commit(hooked)
     assert ran.exit_code == 0, ran.stdout
-    assert verdict(ran.stdout, "apm-append-only") == "Passed"
+    assert verdict(ran.stdout, "apm-checks") == "Passed"

@@ -46,7 +46,7 @@ def test_a_commit_with_a_minimal_path_runs_the_hooks(hooked: Path) -> None:
     decisions.write_text(decisions.read_text() + "\n" + record("2026-04-06", "Redis cache strategy"))
     good = commit_with_minimal_path(hooked)
     assert good.returncode == 0, good.stdout + good.stderr
-    assert "not found" not in good.stdout + good.stderr and "apm-no-loss" in good.stdout + good.stderr
+    assert "not found" not in good.stdout + good.stderr and "apm-checks" in good.stdout + good.stderr
     decisions.write_text(decisions.read_text().replace("## [2026-04-06] Redis cache strategy", "## gone"))
     bad = commit_with_minimal_path(hooked)
     assert bad.returncode == 1

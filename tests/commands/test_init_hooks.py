@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from apm_git.checks.manifest import HOOK_IDS
+from apm_git.checks.manifest import EVERY, HOOK_IDS
 from apm_git.commands.init import init
 from tests.conftest import Invoke, git
 
@@ -39,8 +39,8 @@ def test_an_existing_config_keeps_comments_order_and_other_hooks(tmp_path: Path)
                  "entry: \"! grep -P '\\\\t'\"", "fail_fast: false  # the end", "default_stages: [pre-commit]"):
         assert kept in text, kept
     assert text.index("default_stages") < text.index("repos:") < text.index("fail_fast")
-    assert hook_ids(text) == ["no-tabs", *HOOK_IDS]
-    assert "apm-git-hook apm-no-loss\n" in text and "language: system" in text
+    assert hook_ids(text) == ["no-tabs", EVERY.id]
+    assert "apm-git-hook apm-checks\n" in text and "language: system" in text and "always_run: true" in text
     assert git(root, "show", "HEAD:.pre-commit-config.yaml") == text
     second = init(root, install=False)
     assert second.commit is None and (root / ".pre-commit-config.yaml").read_text() == text
@@ -51,7 +51,7 @@ def test_init_creates_the_config_and_installs_pre_commit(tmp_path: Path, run_cli
     assert ran.exit_code == 0, ran.stderr
     assert "installed the pre-commit hook" in ran.stdout
     root = tmp_path / "m"
-    assert hook_ids((root / ".pre-commit-config.yaml").read_text()) == list(HOOK_IDS)
+    assert hook_ids((root / ".pre-commit-config.yaml").read_text()) == [EVERY.id]
     assert "pre-commit" in (root / ".git/hooks/pre-commit").read_text()
     assert ".pre-commit-config.yaml" in git(root, "show", "--name-only", "--format=", "HEAD").split()
 
@@ -67,6 +67,18 @@ def test_only_missing_apm_hooks_are_added_next_to_the_others(tmp_path: Path) -> 
     text = (root / ".pre-commit-config.yaml").read_text()
     assert hook_ids(text) == list(HOOK_IDS) and "name: mine" in text
     assert text.count("- repo: local") == 1
+
+
+def test_a_config_with_the_one_hook_or_all_seven_gets_nothing_more(tmp_path: Path) -> None:
+    for number, ids in enumerate(([EVERY.id], list(HOOK_IDS))):
+        root = tmp_path / f"c{number}"
+        root.mkdir()
+        git(root, "init", "-q")
+        hooks = "".join(f"  - id: {hook}\n    name: {hook}\n    entry: apm-git-hook {hook}\n    language: system\n"
+                        for hook in ids)
+        (root / ".pre-commit-config.yaml").write_text("repos:\n- repo: local\n  hooks:\n" + hooks)
+        init(root, install=False)
+        assert hook_ids((root / ".pre-commit-config.yaml").read_text()) == ids
 
 
 def test_a_broken_config_stops_init_with_one_line(tmp_path: Path, run_cli: Invoke) -> None:
