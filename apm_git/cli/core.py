@@ -83,11 +83,19 @@ def merge_driver_cmd(ctx: click.Context, base: Path, ours: Path, theirs: Path, p
     for conflict in result.conflicts:
         click.echo(f"apm-git: merge conflict kept in {conflict}", err=True)
     if result.over_budget is not None:
+        from apm_git.model.dated import JOURNAL_NAME
+
         lines, budget = result.over_budget
-        click.echo(f"apm-git: WARNING: {path} is over its line budget after this merge ({lines}/{budget} lines): a git "
-                   "merge sees one file and cannot archive; the next `apm-git rem` (or `apm-git dream`, when REM is "
-                   "due) archives its lowest-scored entries, and lint reports it until then (`apm-git sync` merges "
-                   "and archives in one commit)", err=True)
+        if JOURNAL_NAME.fullmatch(path.rsplit("/", 1)[-1]):
+            click.echo(f"apm-git: WARNING: {path} is over its line budget after this merge ({lines}/{budget} lines): "
+                       "the union of both sides' journals, kept whole (deep sleep promotes its items); a memory "
+                       "several agents share needs a journal budget sized for them (`budgets` -> `journal` in "
+                       "apm.yaml)", err=True)
+        else:
+            click.echo(f"apm-git: WARNING: {path} is over its line budget after this merge ({lines}/{budget} lines): "
+                       "a git merge sees one file and cannot archive; the next `apm-git rem` (or `apm-git dream`, when "
+                       "REM is due) archives its lowest-scored entries, and lint reports it until then (`apm-git sync` "
+                       "merges and archives in one commit)", err=True)
     emit(ctx, shapes.merge_driver_json(result), None)
     return EXIT_OK if result.clean else EXIT_FINDINGS
 

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from apm_git.commands.ci import CiResult
     from apm_git.commands.recall import RecallResult
     from apm_git.commands.sync import SyncResult
+    from apm_git.operations.sync_land import OverBudget
 
 
 def recall_json(result: RecallResult) -> dict[str, Any]:
@@ -78,6 +79,10 @@ def ci_json(result: CiResult) -> dict[str, Any]:
             "install_spec": result.install_spec, "include": result.include}
 
 
+def _over_budget(over: OverBudget) -> dict[str, Any]:
+    return {"path": over.path, "lines": over.lines, "budget": over.budget}
+
+
 def sync_json(result: SyncResult) -> dict[str, Any]:
     """The shape README's sync section and docs/sync.md describe."""
     return {
@@ -98,10 +103,13 @@ def sync_json(result: SyncResult) -> dict[str, Any]:
         "integrated": [
             {"source": step.source, "kind": step.kind, "commit": step.commit, "incoming": step.incoming,
              "backup": step.backup, "conflicts": list(step.conflicts), "archived": list(step.archived),
-             "unmerged": list(step.unmerged), "left": list(step.left)}
+             "unmerged": list(step.unmerged), "left": list(step.left), "notes": list(step.notes),
+             "journals_over_budget": [_over_budget(over) for over in step.journals_over_budget]}
             for step in result.integrated
         ],
         "conflicts": result.conflicts,
         "unmerged": result.unmerged,
         "left": result.left,
+        "notes": result.notes,
+        "journals_over_budget": [_over_budget(over) for over in result.journals_over_budget],
     }

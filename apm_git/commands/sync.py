@@ -20,7 +20,7 @@ from apm_git.store.lock import write_lock
 from apm_git.store.repo import MemoryRepo
 
 if TYPE_CHECKING:
-    from apm_git.operations.sync_land import Integrated
+    from apm_git.operations.sync_land import Integrated, OverBudget
 
 # Rounds of fetch, merge and push before giving up: a push is rejected only when another writer
 # pushed between this round's fetch and push, so five in a row means heavy contention (use one
@@ -61,6 +61,15 @@ class SyncResult:
     def left(self) -> list[str]:
         return sorted({path for step in self.integrated for path in step.left})
 
+    @property
+    def notes(self) -> list[str]:
+        return list(dict.fromkeys(note for step in self.integrated for note in step.notes))
+
+    @property
+    def journals_over_budget(self) -> list[OverBudget]:
+        """Each journal a merge put over its line budget, as the last merge that did left it."""
+        found = {over.path: over for step in self.integrated for over in step.journals_over_budget}
+        return [over for _, over in sorted(found.items())]
 
 def sync(
     repo: MemoryRepo,
