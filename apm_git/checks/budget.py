@@ -8,9 +8,9 @@ from apm_git.model import dated, names
 from apm_git.model.records import count_lines
 
 ID = "apm-budget"
-# REM never scores or archives a journal's items: deep sleep promotes them, and the journal stays whole.
+# REM never scores or archives a journal's items: deep sleep moves them out (promotes them), in its own turn.
 JOURNAL_FIX = ("deep sleep promotes its items into the category files (`apm-git deep-sleep`, or `apm-git dream` "
-               "when it is due) and the journal itself stays whole; a busy day, or a memory several agents share "
+               "when it is due), REM never shortens a journal; a busy day, or a memory several agents share "
                "(`apm-git sync` merges their journals), needs a journal budget sized for its writers: "
                "`budgets` -> `journal` in apm.yaml")
 
