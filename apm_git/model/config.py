@@ -46,7 +46,8 @@ DEFAULT_APPEND_ONLY = (f"{GROUPS}/*.md", MAIN_INDEX)
 # --------------------------------------------------------------------------- the rules a value keeps
 
 
-def _shown(value: object) -> str:
+def shown(value: object) -> str:
+    """A value as a message quotes it: short numbers and strings as written, anything else as `…`."""
     return repr(value) if isinstance(value, (int, float, str)) and len(repr(value)) <= 40 else "…"
 
 
@@ -59,7 +60,7 @@ class Whole:
 
     def problem(self, value: object) -> str | None:
         if isinstance(value, bool) or not isinstance(value, int) or not self.minimum <= value <= self.maximum:
-            return f"must be a whole number from {self.minimum} to {self.maximum} (got {_shown(value)})"
+            return f"must be a whole number from {self.minimum} to {self.maximum} (got {shown(value)})"
         return None
 
 
@@ -69,7 +70,7 @@ class Share:
 
     def problem(self, value: object) -> str | None:
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
-            return f"must be a number from 0 to 1 (got {_shown(value)})"
+            return f"must be a number from 0 to 1 (got {shown(value)})"
         return None
 
 

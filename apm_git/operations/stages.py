@@ -68,10 +68,7 @@ class DeepSleep:
         which checking it needed (a computed plan keeps to the budgets by construction)."""
         if self.plan_data is None:
             return plan_deep_sleep(memory, today, repo.config), None
-        try:
-            plan = deep_sleep_from_json(self.plan_data, repo.memory_prefix, today)
-        except PlanRefused as error:
-            raise PlanRefused(f"plan refused, nothing was changed: {error}") from None
+        plan = deep_sleep_from_json(self.plan_data, repo.memory_prefix, today)
         changes = None
         problems = validate(plan, memory, repo.config)
         if not problems:
