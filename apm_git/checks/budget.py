@@ -2,12 +2,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Final
 
 from apm_git.checks.snapshot import Finding, Snapshot
 from apm_git.model import dated, names
 from apm_git.model.records import count_lines
 
-ID = "apm-budget"
+ID: Final = "apm-budget"
 # REM never scores or archives a journal's items: deep sleep moves them out (promotes them), in its own turn.
 JOURNAL_FIX = ("deep sleep promotes its items into the category files (`apm-git deep-sleep`, or `apm-git dream` "
                "when it is due), REM never shortens a journal; a busy day, or a memory several agents share "

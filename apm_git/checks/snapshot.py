@@ -15,6 +15,7 @@ from apm_git.model.config import Config
 from apm_git.model.dated import JOURNAL_NAME
 from apm_git.model.pathglob import glob_match
 from apm_git.model.records import RecordFile, parse
+from apm_git.model.vocabulary import CheckId
 
 CATEGORY = "category"
 EXPERIENCE = "experience"
@@ -32,7 +33,7 @@ RECORD_KINDS = frozenset({CATEGORY, EXPERIENCE, JOURNAL, ARCHIVE})
 class Finding(NamedTuple):
     path: str  # repo-relative
     line: int
-    hook: str
+    hook: CheckId
     message: str
 
     def __str__(self) -> str:

@@ -11,6 +11,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal, TypeVar, get_args
 
+# The checks: each a pre-commit hook id and the `hook` of a finding (`lint`, `status`, `flush`, the baseline).
+CheckId = Literal["apm-no-secrets", "apm-no-loss", "apm-append-only", "apm-state-json", "apm-budget", "apm-index-fresh",
+                  "apm-record-format"]
+CHECK_IDS: tuple[CheckId, ...] = get_args(CheckId)
+# What `diff` says happened to an entry, in the order a reviewer reads them (loss first; docs/review.md).
+EntryStatus = Literal["loss", "added", "imported", "edited", "proven", "promoted", "moved", "archived", "superseded",
+                      "merged", "forgotten", "removed"]
+ENTRY_STATUSES: tuple[EntryStatus, ...] = get_args(EntryStatus)
+# What `diff` says happened to a free-form section, and to a file.
+SectionStatus = Literal["added", "removed", "changed", "moved"]
+SECTION_STATUSES: tuple[SectionStatus, ...] = get_args(SectionStatus)
+FileStatus = Literal["added", "deleted", "modified", "renamed"]
 # A journal record's first tag (docs/design.md 2.1): what the item is, and so where deep sleep routes it.
 EntryKind = Literal["decision", "lesson", "context", "person", "tool", "pending", "anchor"]
 ENTRY_KINDS: tuple[EntryKind, ...] = get_args(EntryKind)

@@ -101,6 +101,13 @@ ENUMS = [
     ("hooks-status", ["places", ITEMS, "where"], words.HookPlace),
     ("stage", ["stage"], words.StageName),
     ("import-plan", ["import", ITEMS, "kind"], words.EntryKind),
+    ("lint", ["findings", ITEMS, "hook"], words.CheckId),
+    ("lint", ["known", ITEMS, "hook"], words.CheckId),
+    ("status", ["findings", "new", ITEMS, "hook"], words.CheckId),
+    ("status", ["findings", "withheld", ITEMS, "hook"], words.CheckId),
+    ("diff", ["entries", ITEMS, "status"], words.EntryStatus),
+    ("diff", ["sections", ITEMS, "status"], words.SectionStatus),
+    ("diff", ["files", ITEMS, "status"], words.FileStatus),
 ]
 
 
@@ -111,6 +118,15 @@ def test_the_enums_of_the_schemas_are_the_literal_types_of_the_code(name: str, p
     for key in path:
         node = node[ITEMS] if key == ITEMS else node["properties"][key]
     assert node["enum"] == list(get_args(literal))
+
+
+def test_the_counts_are_keyed_by_the_literal_types_of_the_code() -> None:
+    summary = schemas()["diff"]["properties"]["summary"]["properties"]
+    assert list(summary["entries"]["properties"]) == list(get_args(words.EntryStatus))
+    assert list(summary["sections"]["properties"]) == list(get_args(words.SectionStatus))
+    findings = schemas()["status"]["properties"]["findings"]["properties"]
+    for totals in ("new_totals", "known_totals"):
+        assert findings[totals]["propertyNames"]["enum"] == list(get_args(words.CheckId))
 
 
 def test_timer_kinds_and_agents_match() -> None:
