@@ -8,11 +8,12 @@ from typing import IO, TYPE_CHECKING
 
 from apm_git import jsontext
 from apm_git.errors import BadHookInput
+from apm_git.model.vocabulary import FlushTrigger
 
 if TYPE_CHECKING:
     from apm_git.store.repo import MemoryRepo
 
-EVENT_TRIGGERS = {
+EVENT_TRIGGERS: dict[str, FlushTrigger] = {
     "PreCompact": "pre-compact",
     "SessionEnd": "session-end",
     "Stop": "session-end",
@@ -26,7 +27,7 @@ class HookPayload:
     """What apm-git reads from a payload; other keys (`transcript_path`, …) are accepted and ignored."""
 
     session_id: str | None
-    trigger: str | None  # the apm-git trigger that `hook_event_name` maps to
+    trigger: FlushTrigger | None  # the apm-git trigger that `hook_event_name` maps to
     detail: str | None  # Claude's own `trigger` (manual/auto), `reason`, or SessionStart's `source`
     cwd: str | None
     prompt: str | None = None  # UserPromptSubmit's prompt

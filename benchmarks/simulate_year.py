@@ -43,6 +43,7 @@ from apm_git.dreaming.items import collect_items  # noqa: E402
 from apm_git.errors import ApmGitError  # noqa: E402
 from apm_git.model.dated import journal_date  # noqa: E402
 from apm_git.model.records import parse  # noqa: E402
+from apm_git.model.vocabulary import DECISION_VALUES, ENTRY_KINDS, one_of  # noqa: E402
 from apm_git.store.repo import MemoryRepo, open_repo  # noqa: E402
 
 START = dt.date(2026, 1, 1)
@@ -152,7 +153,9 @@ class Agent:
         for number in range(self.rng.randint(6, 10)):
             set_now(day, 9 + number)
             kind, title, body, tag = self.entry()
-            self.written.add(add(self.repo, body, kind=kind, title=title, tags=[tag], value=self.pick(VALUES)).entry_id)
+            entry_kind, value = one_of(ENTRY_KINDS, kind), one_of(DECISION_VALUES, self.pick(VALUES))
+            assert entry_kind is not None and value is not None, (kind, value)
+            self.written.add(add(self.repo, body, kind=entry_kind, title=title, tags=[tag], value=value).entry_id)
         if self.rng.random() < 0.35:
             self.session_notes(day)
 

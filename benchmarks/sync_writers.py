@@ -3,6 +3,7 @@
 
     .venv/bin/python benchmarks/sync_writers.py --writers 8 --rounds 50
     .venv/bin/python benchmarks/sync_writers.py --writers 32 --rounds 10 --mode per-agent --remote path
+    .venv/bin/python benchmarks/sync_writers.py --writers 32 --rounds 50 --journal-budget 400
 
 N clones of one remote (a bare repository served by a real `git daemon` on 127.0.0.1, or by path)
 each run their own thread of real `apm-git` processes: random rounds of `journal add`, `hit`,
@@ -12,7 +13,10 @@ a consolidating agent loops `sync --gather 'agents/*'` on `main`.  At the end ev
 until all hold the same memory, and the audit checks: identical memory trees, every entry ever
 written live, archived, merged or superseded in HEAD and found by `history`, no conflict marker,
 `git fsck` clean, `apm-git lint --from-ref <root> --to-ref HEAD` clean, and every commit clean
-when linted alone against its parent(s).
+when linted alone against its parent(s).  Lint findings are counted by check id, a journal over its
+line budget (`apm-budget (journal)`) apart from every other; `--journal-budget N` writes `budgets:
+journal: N` into the seed repository's apm.yaml (committed before the clones), the setting a memory
+many agents share needs (docs/sync.md), and the summary names the longest journal any commit held.
 """
 from __future__ import annotations
 
@@ -45,6 +49,8 @@ OPS = ("add", "hit", "flush", "dream", "sync")
 WEIGHTS = (40, 15, 15, 10, 20)
 HUB = "hub"
 MARKERS = ("<<<<<<<", ">>>>>>>")
+BUDGET = "apm-budget"
+JOURNAL_BUDGET = f"{BUDGET} (journal)"  # the check id a journal's budget finding is counted under
 
 
 @dataclasses.dataclass
@@ -68,6 +74,7 @@ class Tally:
     gave_up: int = 0  # syncs that ran out of attempts (exit 3, the work kept locally)
     conflicts: int = 0
     budget_archived: int = 0  # entries sync archived because its merge put a file over its line budget
+    journals_over: int = 0  # journals a sync's merge put over their budget (its `journals_over_budget`)
     unexpected: list[str] = dataclasses.field(default_factory=list)
     lock: threading.Lock = dataclasses.field(default_factory=threading.Lock)
 
@@ -108,6 +115,7 @@ def record_sync(tally: Tally, name: str, ran: Ran, *, gather: bool = False) -> N
             tally.push_retries += max(0, data["push_attempts"] - 1)
             tally.conflicts += len(data["conflicts"])
             tally.budget_archived += sum(len(step["archived"]) for step in data["integrated"])
+            tally.journals_over += len(data["journals_over_budget"])
         elif ran.code == 3 and "rejected the push" in ran.err:
             tally.gave_up += 1
             tally.push_retries += 5
@@ -180,11 +188,12 @@ class Outcome:
     final_seconds: float  # the final syncs until every clone holds the same memory
     tally: Tally
     audit: Audit
+    journal_budget: int | None = None  # `budgets: journal:` of the seed repository; None: the default
 
 
 def simulate(
     base: Path, *, writers: int, rounds: int, mode: str = "one-branch", remote: str = "daemon", seed: int = 1,
-    check_history: bool = True,
+    check_history: bool = True, journal_budget: int | None = None,
 ) -> Outcome:
     bare = bare_remote(base)
     with contextlib.ExitStack() as stack:
@@ -192,6 +201,8 @@ def simulate(
         url = str(bare) if remote == "path" else stack.enter_context(git_daemon(base)) + bare.name
         hub = base / HUB
         subprocess.run((*APM, "init", "--no-install", str(hub)), check=True, capture_output=True)
+        if journal_budget is not None:
+            set_journal_budget(hub, journal_budget)
         git(hub, "remote", "add", "origin", url)
         ran = apm(hub, "sync", now=START)
         assert ran.code == 0, ran.err
@@ -219,7 +230,20 @@ def simulate(
         settle(hub, roots, names, mode, end, tally)
         final_seconds = time.perf_counter() - started
         audit = audit_clones([hub, *roots], tally.written, check_history=check_history)
-    return Outcome(writers, rounds, mode, remote, seconds, final_seconds, tally, audit)
+    return Outcome(writers, rounds, mode, remote, seconds, final_seconds, tally, audit, journal_budget)
+
+
+def set_journal_budget(hub: Path, budget: int) -> None:
+    """`budgets: journal: N` in the seed repository's apm.yaml, committed by a flush (the clones start from it)."""
+    from apm_git.model.config import DEFAULT_BUDGETS, JOURNAL_KEY
+
+    config = hub / "apm.yaml"
+    text = config.read_text(encoding="utf-8")
+    default = f"  {JOURNAL_KEY}: {DEFAULT_BUDGETS[JOURNAL_KEY]}\n"
+    assert default in text, "apm-git init no longer writes the journal budget where expected"
+    config.write_text(text.replace(default, f"  {JOURNAL_KEY}: {budget}\n"), encoding="utf-8")
+    ran = apm(hub, "flush", now=START)
+    assert ran.code == 0 and not git(hub, "status", "--porcelain", "--", "apm.yaml"), ran.err
 
 
 def settle(hub: Path, roots: Sequence[Path], names: Sequence[str], mode: str, end: dt.datetime, tally: Tally) -> None:
@@ -265,6 +289,9 @@ class Audit:
     merges: int  # merge commits in the history
     commits: int = 0  # commits linted one by one (each against its first parent; a merge against each parent)
     commit_findings: list[str] = dataclasses.field(default_factory=list)  # what lint found in any one of them
+    range_by_check: dict[str, int] = dataclasses.field(default_factory=dict)  # the range lint's findings, by check
+    commit_by_check: dict[str, int] = dataclasses.field(default_factory=dict)  # the per-commit findings, by check
+    longest_journal: int = 0  # lines of the longest journal any commit held
 
     @property
     def ok(self) -> bool:
@@ -272,20 +299,63 @@ class Audit:
                                        or self.dirty or self.commit_findings) and self.lint_exit == 0
 
 
-def lint_each_commit(root: Path) -> tuple[int, list[str]]:
+def check_id(path: str, hook: str) -> str:
+    """The id a lint finding is counted under: a journal over its line budget apart from other budgets."""
+    from apm_git.model.dated import journal_date
+
+    return JOURNAL_BUDGET if hook == BUDGET and journal_date(path.removeprefix("memory/")) else hook
+
+
+def by_check(findings: Sequence[tuple[str, str]]) -> dict[str, int]:
+    """(path, check) pairs counted by `check_id`, most first."""
+    counts: dict[str, int] = {}
+    for path, hook in findings:
+        name = check_id(path, hook)
+        counts[name] = counts.get(name, 0) + 1
+    return dict(sorted(counts.items(), key=lambda item: (-item[1], item[0])))
+
+
+def lint_each_commit(root: Path) -> tuple[int, list[str], dict[str, int]]:
     """`apm-git lint --from-ref C^ --to-ref C` for every commit C but the root, in-process: the files C
-    changed pass every check, and a merge is checked against each parent too.  (How many, the findings.)"""
+    changed pass every check, and a merge is checked against each parent too.  (How many, the findings,
+    the findings by check.)"""
     from apm_git.commands.lint import lint
     from apm_git.store.repo import open_repo
 
     repo = open_repo(root)
     commits = [line.split() for line in git(root, "rev-list", "--parents", "HEAD").splitlines()]
-    findings = []
+    findings, checks = [], []
     for commit, *parents in commits:
         if parents:
             found = lint(repo, from_ref=parents[0], to_ref=commit).findings
             findings += [f"{commit[:12]}: {finding}" for finding in found]
-    return sum(1 for _, *parents in commits if parents), findings
+            checks += [(finding.path, finding.hook) for finding in found]
+    return sum(1 for _, *parents in commits if parents), findings, by_check(checks)
+
+
+def longest_journal(root: Path) -> int:
+    """Lines of the longest day's journal (`memory/YYYY-MM-DD.md`) that any commit of HEAD's history held.  A
+    blob is listed once, under the path git meets it at first: an old journal moved whole to
+    `memory/archive/journals/` is the same blob, so that path counts too."""
+    from apm_git.model.dated import journal_date
+    from apm_git.model.records import count_lines
+
+    blobs = set()
+    for line in git(root, "rev-list", "--objects", "HEAD").splitlines():
+        blob, _, path = line.partition(" ")
+        if path.startswith("memory/") and journal_date(path.rsplit("/", 1)[-1]):
+            blobs.add(blob)
+    request = "".join(f"{blob}\n" for blob in sorted(blobs)).encode()
+    data = subprocess.run(("git", "cat-file", "--batch"), cwd=root, input=request, capture_output=True,
+                          check=True).stdout
+    longest, position = 0, 0
+    while position < len(data):  # `<id> blob <size>\n<bytes>\n` per blob
+        header_end = data.index(b"\n", position)
+        size = int(data[position:header_end].split()[2])
+        body = data[header_end + 1:header_end + 1 + size]
+        longest = max(longest, count_lines(body.decode("utf-8", "replace")))
+        position = header_end + 1 + size + 1
+    return longest
 
 
 def audit_clones(roots: Sequence[Path], written: Sequence[str], *, check_history: bool = True) -> Audit:
@@ -310,13 +380,25 @@ def audit_clones(roots: Sequence[Path], written: Sequence[str], *, check_history
             except ApmGitError:
                 unfound.append(entry)
     root_commit = git(roots[0], "rev-list", "--max-parents=0", "HEAD").split()[-1]
-    lint = subprocess.run((*APM, "--repo", str(roots[0]), "lint", "--from-ref", root_commit, "--to-ref", "HEAD"),
-                          capture_output=True, text=True, check=False)
+    lint = subprocess.run((*APM, "--repo", str(roots[0]), "--json", "lint", "--from-ref", root_commit, "--to-ref",
+                           "HEAD"), capture_output=True, text=True, check=False)
+    try:
+        found = json.loads(lint.stdout)["findings"]
+        lint_text = "\n".join(f"{item['path']}:{item['line']}: {item['hook']}: {item['message']}" for item in found)
+    except (ValueError, KeyError, TypeError):
+        found, lint_text = [], lint.stdout
+    range_by_check = by_check([(item["path"], item["hook"]) for item in found])
     dirty = [str(root) for root in roots if git(root, "status", "--porcelain", "--", "memory", "apm.yaml")]
     merges = int(git(roots[0], "rev-list", "--count", "--merges", "HEAD").strip())
-    commits, commit_findings = lint_each_commit(roots[0])
+    commits, commit_findings, commit_by_check = lint_each_commit(roots[0])
     return Audit(len(trees) == 1, len(written), lost, markers, fsck, unfound, lint.returncode,
-                 (lint.stdout + lint.stderr).strip()[:2000], dirty, merges, commits, commit_findings)
+                 (lint_text + "\n" + lint.stderr).strip()[:2000], dirty, merges, commits, commit_findings,
+                 range_by_check, commit_by_check, longest_journal(roots[0]))
+
+
+def counted(checks: dict[str, int]) -> str:
+    """`apm-budget (journal) 12, apm-budget 1`, or `none`."""
+    return ", ".join(f"{name} {count}" for name, count in checks.items()) or "none"
 
 
 def summary(outcome: Outcome) -> str:
@@ -325,6 +407,7 @@ def summary(outcome: Outcome) -> str:
     median = statistics.median(times) if times else 0.0
     p90 = times[int(0.9 * (len(times) - 1))] if times else 0.0
     gathers = statistics.median(tally.gather_seconds) if tally.gather_seconds else 0.0
+    journals = audit.commit_by_check.get(JOURNAL_BUDGET, 0)
     return (f"{outcome.writers:>3} writers x {outcome.rounds:>3} rounds  {outcome.mode:<10} {outcome.remote:<6} "
             f"{outcome.seconds:7.1f} s  final {outcome.final_seconds:5.1f} s  syncs {len(times):>4}  "
             f"median {median:.2f} s  p90 {p90:.2f} s  max {max(times, default=0):.2f} s  "
@@ -333,8 +416,12 @@ def summary(outcome: Outcome) -> str:
             f"written {audit.written}  lost {len(audit.lost)}  identical {audit.identical}  "
             f"markers {len(audit.markers)}  fsck {'clean' if not audit.fsck_failed else 'FAILED'}  "
             f"history missing {len(audit.history_missing)}  lint exit {audit.lint_exit}  "
-            f"commits linted {audit.commits} (findings {len(audit.commit_findings)})  "
+            f"commits linted {audit.commits} (findings {len(audit.commit_findings)}: journal budget {journals}, "
+            f"other {len(audit.commit_findings) - journals})  "
+            f"lint by check: range [{counted(audit.range_by_check)}] commits [{counted(audit.commit_by_check)}]  "
+            f"journal budget {outcome.journal_budget or 'default'} (longest journal {audit.longest_journal} lines)  "
             f"merges {audit.merges}  conflicts {tally.conflicts}  archived for budget {tally.budget_archived}  "
+            f"journals over budget after a sync merge {tally.journals_over}  "
             f"unexpected {len(tally.unexpected)}")
 
 
@@ -361,14 +448,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--no-history", action="store_true", help="skip `history` of every entry (slow at 32 writers)")
     parser.add_argument("--workdir", help="keep the clones here (default: a temporary folder, removed)")
+    parser.add_argument("--journal-budget", type=int, metavar="N",
+                        help="`budgets: journal: N` in the seed repository's apm.yaml (default: apm-git's, 100 lines)")
     args = parser.parse_args(argv)
+    if args.journal_budget is not None and args.journal_budget < 1:
+        parser.error("--journal-budget must be a whole number of lines, 1 or more")
     modes = ("one-branch", "per-agent") if args.mode == "both" else (args.mode,)
     failed = False
     for count in args.writers:
         for mode in modes:
             with workdir(args.workdir and f"{args.workdir}/{count}-{mode}") as base:
                 outcome = simulate(base, writers=count, rounds=args.rounds, mode=mode, remote=args.remote,
-                                   seed=args.seed, check_history=not args.no_history)
+                                   seed=args.seed, check_history=not args.no_history,
+                                   journal_budget=args.journal_budget)
             print(summary(outcome), flush=True)
             for line in outcome.tally.unexpected[:10]:
                 print(f"  unexpected: {line}")

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from apm_git.agents.claude_settings import RECALL_EVENT, Settings, commands, settings_path
 from apm_git.errors import NotAMemoryRepo, UsageError
+from apm_git.model.vocabulary import HookPlace
 
 STATUS_SESSION = "apm-git-hooks-status"  # the session id of the synthetic payloads (audit ignores it)
 STATUS_TIMEOUT = 60  # seconds per hook command
@@ -66,7 +67,7 @@ class HookCheck:
 
 @dataclasses.dataclass
 class Location:
-    where: str  # "project" or "user"
+    where: HookPlace
     path: str
     exists: bool
     hooks: list[HookCheck]
@@ -75,7 +76,8 @@ class Location:
 def status_claude_code(*, project: Path, run: bool = True) -> list[Location]:
     """Where apm-git's hooks are installed, each command run once with a synthetic payload."""
     found = []
-    for where, user in (("project", False), ("user", True)):
+    places: tuple[tuple[HookPlace, bool], ...] = (("project", False), ("user", True))
+    for where, user in places:
         settings = Settings.read(settings_path(user=user, project=project))
         checks = [
             check_hook(event, command, project) if run else HookCheck(event, command, True, "not run")
@@ -98,7 +100,8 @@ def status_timers() -> list[Location]:
                                 item.problem or (f"ok: {Path(item.where).name} enabled" if kind == "systemd"
                                                  else "ok: in the crontab"))
                       for item in found]
-            places.append(Location(f"timer ({kind})", where, True, checks))
+            place: HookPlace = "timer (systemd)" if kind == "systemd" else "timer (cron)"
+            places.append(Location(place, where, True, checks))
     return places
 
 

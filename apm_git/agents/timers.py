@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 from apm_git.errors import StateError
+from apm_git.model.vocabulary import TimerKind
 
 FLUSH_EVERY_MINUTES = 5  # the flush itself waits for flush.idle_minutes of quiet (--if-idle)
 ENV_CRONTAB_FILE = "APM_GIT_CRONTAB_FILE"  # a file that stands for the user's crontab (tests, or no cron)
@@ -43,7 +44,7 @@ def digest(memory: Path) -> str:
 
 @dataclasses.dataclass
 class TimerResult:
-    kind: str  # "systemd" or "cron"
+    kind: TimerKind
     where: str
     changed: list[str]  # files written or removed, or crontab lines added or removed
     next_step: str | None = None
@@ -172,7 +173,7 @@ def uninstall_cron(memory: Path) -> TimerResult:
 class Found:
     """One installed job, as `hooks status` reports it."""
 
-    kind: str  # "systemd" or "cron"
+    kind: TimerKind
     where: str
     job: str  # "flush" or "dream"
     command: str

@@ -6,11 +6,12 @@ Allowed: adding lines anywhere, and adding `[DEPRECATED]` to a line.  Anything e
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Final
 
 from apm_git.checks.snapshot import Finding, Snapshot
 from apm_git.model.records import split_lines, strip_eol
 
-ID = "apm-append-only"
+ID: Final = "apm-append-only"
 DEPRECATED = "[DEPRECATED]"
 
 

@@ -2,12 +2,18 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Final
 
 from apm_git.checks.snapshot import Finding, Snapshot
-from apm_git.model import names
+from apm_git.model import dated, names
 from apm_git.model.records import count_lines
 
-ID = "apm-budget"
+ID: Final = "apm-budget"
+# REM never scores or archives a journal's items: deep sleep moves them out (promotes them), in its own turn.
+JOURNAL_FIX = ("deep sleep promotes its items into the category files (`apm-git deep-sleep`, or `apm-git dream` "
+               "when it is due), REM never shortens a journal; a busy day, or a memory several agents share "
+               "(`apm-git sync` merges their journals), needs a journal budget sized for its writers: "
+               "`budgets` -> `journal` in apm.yaml")
 
 
 def validate(snap: Snapshot) -> Iterator[Finding]:
@@ -20,11 +26,14 @@ def validate(snap: Snapshot) -> Iterator[Finding]:
             continue
         lines = count_lines(text)
         if lines > budget:
-            settles = rel is not None and rem_settles(snap, rel, text, budget)
-            fix = ("archive or move entries (`apm-git rem`), or raise its budget in apm.yaml" if not settles
-                   else "the next `apm-git rem` (or `apm-git dream`, when REM is due) archives "
-                "its lowest-scored entries (a person's own `git merge` of two memories can leave a file over budget; "
-                "`apm-git sync` archives in its merge), or raise its budget in apm.yaml")
+            if rel is not None and dated.journal_date(rel) is not None:
+                fix = JOURNAL_FIX
+            elif rel is not None and rem_settles(snap, rel, text, budget):
+                fix = ("the next `apm-git rem` (or `apm-git dream`, when REM is due) archives its lowest-scored "
+                       "entries (a person's own `git merge` of two memories can leave a file over budget; "
+                       "`apm-git sync` archives in its merge), or raise its budget in apm.yaml")
+            else:
+                fix = "archive or move entries (`apm-git rem`), or raise its budget in apm.yaml"
             over = f"{lines}/{budget} lines: over its line budget by {lines - budget}"
             yield Finding(path, budget + 1, ID, f"{over}; {fix}")
 

@@ -7,13 +7,14 @@ removed or renamed without rebuilding the index does.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Final
 
 from apm_git.checks.snapshot import Finding, Snapshot
 from apm_git.model import index_md
 from apm_git.model.dated import JOURNAL_NAME
 from apm_git.model.names import INDEX, repo_rel
 
-ID = "apm-index-fresh"
+ID: Final = "apm-index-fresh"
 FIX = "run `apm-git index` (and stage the index)"
 
 

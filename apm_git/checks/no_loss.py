@@ -10,11 +10,12 @@ entries are not known to be gone; it is one finding, not one per entry.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Final
 
 from apm_git.checks.snapshot import RECORD_KINDS, Finding, Snapshot
 from apm_git.model.names import ARCHIVE
 
-ID = "apm-no-loss"
+ID: Final = "apm-no-loss"
 
 
 def lost(snap: Snapshot) -> dict[str, tuple[str, int]]:

@@ -7,12 +7,13 @@ memory).  A finding never repeats the secret.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Final
 
 from apm_git.checks.snapshot import Finding, Snapshot
 from apm_git.secret_scan import scan
 from apm_git.secret_scan.prefilter import ALLOW
 
-ID = "apm-no-secrets"
+ID: Final = "apm-no-secrets"
 
 
 def validate(snap: Snapshot) -> Iterator[Finding]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator
+from typing import Final
 
 from apm_git.checks.snapshot import (
     ARCHIVE,
@@ -26,7 +27,7 @@ from apm_git.model.names import MAIN
 from apm_git.model.records import Problem, Record, RecordFile
 from apm_git.model.routing import routing_problems
 
-ID = "apm-record-format"
+ID: Final = "apm-record-format"
 SESSION_KINDS = ("Decision", "Discovery", "Pending", "Context")
 _SESSION_HEADING = re.compile(r"## (?P<hour>\d{1,2}):(?P<minute>\d{2})\s*[—–-]+\s*Session Notes\s*", re.IGNORECASE)
 _SESSION_ITEM = re.compile(r"- \*\*(?P<kind>[^*]+?):\*\*(?P<text>.*)")

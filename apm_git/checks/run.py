@@ -4,17 +4,17 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from apm_git.checks import append_only, baseline, budget, index_fresh, no_loss, no_secrets, record_format, state_json
-from apm_git.checks.manifest import HOOK_IDS
 from apm_git.checks.snapshot import Finding, Snapshot
+from apm_git.model.vocabulary import CheckId
 
 Check = Callable[[Snapshot], Iterable[Finding]]
-CHECKS: dict[str, Check] = {
+CHECKS: dict[CheckId, Check] = {
     module.ID: module.validate
     for module in (budget, record_format, append_only, no_loss, index_fresh, state_json, no_secrets)
 }
 
 
-def run_checks(snap: Snapshot, hooks: Iterable[str] = HOOK_IDS, *, baseline_too: bool = False) -> list[Finding]:
+def run_checks(snap: Snapshot, hooks: Iterable[CheckId] = CHECKS, *, baseline_too: bool = False) -> list[Finding]:
     """Every finding of the chosen checks that the findings baseline does not know (all of them with
     `baseline_too`), sorted by path and line, each once."""
     findings: set[Finding] = set()

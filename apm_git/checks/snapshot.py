@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Collection
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from apm_git.checks.entries import EntryIndex, entry_lines, summarize
 from apm_git.model import names
@@ -15,6 +15,7 @@ from apm_git.model.config import Config
 from apm_git.model.dated import JOURNAL_NAME
 from apm_git.model.pathglob import glob_match
 from apm_git.model.records import RecordFile, parse
+from apm_git.model.vocabulary import CheckId
 
 CATEGORY = "category"
 EXPERIENCE = "experience"
@@ -32,14 +33,11 @@ RECORD_KINDS = frozenset({CATEGORY, EXPERIENCE, JOURNAL, ARCHIVE})
 class Finding(NamedTuple):
     path: str  # repo-relative
     line: int
-    hook: str
+    hook: CheckId
     message: str
 
     def __str__(self) -> str:
         return f"{self.path}:{self.line}: {self.hook}: {self.message}"
-
-    def as_dict(self) -> dict[str, Any]:
-        return dict(self._asdict())
 
 
 class Change(NamedTuple):

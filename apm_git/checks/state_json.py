@@ -2,11 +2,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Final
 
 from apm_git.checks.snapshot import Finding, Snapshot
 from apm_git.model.names import STATE_FILES
 
-ID = "apm-state-json"
+ID: Final = "apm-state-json"
 
 
 def validate(snap: Snapshot) -> Iterator[Finding]:

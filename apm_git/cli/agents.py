@@ -1,14 +1,15 @@
 """recall and hooks (install, uninstall, status): wiring apm-git into an agent."""
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 from typing import IO
 
 import click
 
+from apm_git.cli import shapes_agents
 from apm_git.cli.base import UTF8, emit, state
 from apm_git.errors import EXIT_FINDINGS, EXIT_OK, UsageError
+from apm_git.model.vocabulary import AGENTS
 
 RECALL_FORMATS = ("markdown", "claude-hook")
 
@@ -39,7 +40,7 @@ def recall_cmd(ctx: click.Context, prompt: str | None, hook_input: IO[str] | Non
         repo = state(ctx).repo()
     result = recall(repo, prompt or "", budget=budget or DEFAULT_BUDGET)
     if state(ctx).json:
-        emit(ctx, dataclasses.asdict(result), None)
+        emit(ctx, shapes_agents.recall_json(result), None)
         return EXIT_OK
     text = claude_hook(result) if fmt == "claude-hook" else markdown(result)
     if text:  # nothing matched: nothing is added to the prompt
@@ -50,9 +51,6 @@ def recall_cmd(ctx: click.Context, prompt: str | None, hook_input: IO[str] | Non
 @click.group("hooks")
 def hooks_group() -> None:
     """Install apm-git's hooks into an agent (Claude Code) and check them."""
-
-
-AGENTS = ("claude-code", "timer")
 
 
 def _place(user: bool) -> str:
@@ -82,7 +80,7 @@ def _timer_report(ctx: click.Context, result: object, verb: str) -> int:
         lines = [f"apm-git: {result.where}: nothing to change"]
     if result.next_step and result.changed:
         lines.append(f"  now run: {result.next_step}")
-    emit(ctx, dataclasses.asdict(result), "\n".join(lines))
+    emit(ctx, shapes_agents.timer_json(result), "\n".join(lines))
     return EXIT_OK
 
 
@@ -118,7 +116,7 @@ def install_cmd(ctx: click.Context, agent: str, user: bool, memory: Path | None,
         text = f"apm-git: the hooks are already installed in {where}: nothing changed"
     memory_line = f"\n  memory repository: {result.memory}" if result.memory else \
         "\n  memory repository: the project folder of each session (the payload's cwd)"
-    emit(ctx, dataclasses.asdict(result), text + memory_line + "\n  check them with `apm-git hooks status`")
+    emit(ctx, shapes_agents.install_json(result), text + memory_line + "\n  check them with `apm-git hooks status`")
     return EXIT_OK
 
 
@@ -142,7 +140,7 @@ def uninstall_cmd(ctx: click.Context, agent: str, user: bool, memory: Path | Non
     result = uninstall_claude_code(user=user, project=Path.cwd())
     text = (f"apm-git: removed the {', '.join(result.removed)} hook(s) from {result.path}" if result.written
             else f"apm-git: no apm-git hook in {result.path}: nothing changed")
-    emit(ctx, dataclasses.asdict(result), text)
+    emit(ctx, shapes_agents.uninstall_json(result), text)
     return EXIT_OK
 
 
@@ -169,7 +167,7 @@ def status_cmd(ctx: click.Context, no_run: bool) -> int:
             lines.append(f"  {verdict} {check.event}: {check.command}{shown}")
     if not any(place.hooks for place in places):
         lines.append("apm-git: no hooks installed; run `apm-git hooks install claude-code`")
-    emit(ctx, [dataclasses.asdict(place) for place in places], "\n".join(lines))
+    emit(ctx, shapes_agents.hooks_status_json(places), "\n".join(lines))
     return EXIT_FINDINGS if failed else EXIT_OK
 
 
@@ -219,5 +217,5 @@ def audit_cmd(ctx: click.Context, transcripts: tuple[Path, ...]) -> int:
     lines.append(f"{result.transcripts} transcript(s), {len(result.compactions)} compaction(s), "
                  f"{len(result.session_ends)} session end(s): " +
                  (f"{result.missing} without a flush" if result.missing else "every one flushed"))
-    emit(ctx, {**dataclasses.asdict(result), "missing": result.missing}, "\n".join(lines))
+    emit(ctx, shapes_agents.audit_json(result), "\n".join(lines))
     return EXIT_FINDINGS if result.missing else EXIT_OK

@@ -10,15 +10,16 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from apm_git import __version__
-from apm_git.errors import EXIT_FINDINGS, EXIT_STATE, EXIT_USAGE, ApmGitError, describe_os_error
+from apm_git.errors import EXIT_FINDINGS, EXIT_STATE, EXIT_USAGE, ApmGitError, UsageError, describe_os_error
 from apm_git.streams import safe_streams
 
 HOOK_FLAG = "--hook-input"
+Word = TypeVar("Word", bound=str)
 
 
 @dataclasses.dataclass
@@ -50,12 +51,27 @@ def state(ctx: click.Context) -> CliState:
     return obj
 
 
-def emit(ctx: click.Context, data: Any, text: str | None) -> None:
+def print_json(data: dict[str, Any]) -> None:
+    """One JSON object on stdout: a shape of apm_git/cli/shapes*.py, declared in apm_git/schemas/."""
+    click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+
+
+def emit(ctx: click.Context, data: dict[str, Any], text: str | None) -> None:
     """JSON of `data` under --json (and nothing else on stdout), else `text`."""
     if state(ctx).json:
-        click.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
+        print_json(data)
     elif text:
         click.echo(text)
+
+
+def choice(allowed: Sequence[Word], text: str) -> Word:
+    """An option's value (checked by click.Choice already) as the word of a Literal type it is."""
+    from apm_git.model.vocabulary import one_of
+
+    word = one_of(allowed, text)
+    if word is None:
+        raise UsageError(f"{text!r}: use one of {', '.join(allowed)}")
+    return word
 
 
 def _say_notices() -> None:

@@ -1,11 +1,11 @@
 """lint: the checks of docs/design.md 5 in one process."""
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 
 import click
 
+from apm_git.cli import shapes
 from apm_git.cli.base import emit, state
 from apm_git.errors import EXIT_FINDINGS, EXIT_OK, UsageError
 
@@ -26,7 +26,7 @@ def lint_cmd(ctx: click.Context, paths: tuple[Path, ...], from_ref: str | None, 
     repo = state(ctx).repo(finish=False)  # lint never writes, not even to finish an interrupted commit
     result = lint(repo, [_repo_path(repo.root, path) for path in paths], from_ref=from_ref, to_ref=to_ref,
                   all_files=all_files, baseline_too=baseline_too)
-    emit(ctx, result.as_dict(), "\n".join(str(finding) for finding in result.findings))
+    emit(ctx, shapes.lint_json(result), "\n".join(str(finding) for finding in result.findings))
     known = ""
     if result.known and not baseline_too:
         known = f"; {len(result.known)} more known from the baseline (`apm-git lint --baseline-too` lists them)"
@@ -57,7 +57,7 @@ def baseline_cmd(ctx: click.Context) -> int:
     text = [f"apm-git: {result.path}: {len(result.added)} finding(s) recorded, {result.total} known in all"]
     if result.added:
         text.append("  run `apm-git flush` to commit it; `apm-git lint --baseline-too` lists every finding")
-    emit(ctx, dataclasses.asdict(result), "\n".join(text))
+    emit(ctx, shapes.baseline_json(result), "\n".join(text))
     return EXIT_OK
 
 
@@ -73,7 +73,7 @@ def allow_secret_cmd(ctx: click.Context, spots: tuple[str, ...]) -> int:
     text = [f"apm-git: {result.path}: marked {len(result.added)} suspected secret(s) as false positives"]
     text += [f"  {finding}" for finding in result.added]
     text.append("  run `apm-git flush` to commit the file(s) and the baseline")
-    emit(ctx, dataclasses.asdict(result), "\n".join(text))
+    emit(ctx, shapes.baseline_json(result), "\n".join(text))
     return EXIT_OK
 
 

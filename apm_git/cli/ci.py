@@ -1,12 +1,12 @@
 """ci: write the CI job that reviews memory in pull requests (docs/ci.md)."""
 from __future__ import annotations
 
-import dataclasses
-
 import click
 
+from apm_git.cli import shapes_agents
 from apm_git.cli.base import emit, state
 from apm_git.errors import EXIT_OK
+from apm_git.model.vocabulary import CiProvider
 
 WHAT = {
     "github": "GitHub Actions, on pull requests",
@@ -28,7 +28,7 @@ def _options(command: click.Command) -> click.Command:
                         help="Rewrite the file when apm-git wrote it before and it differs now.")(command)
 
 
-def _run(ctx: click.Context, provider: str, install_spec: str | None, force: bool) -> int:
+def _run(ctx: click.Context, provider: CiProvider, install_spec: str | None, force: bool) -> int:
     from apm_git.commands.ci import write_ci
 
     result = write_ci(state(ctx).repo(finish=False).root, provider, install_spec=install_spec, force=force)
@@ -39,7 +39,7 @@ def _run(ctx: click.Context, provider: str, install_spec: str | None, force: boo
         lines += [f"    {line}" for line in result.include.splitlines()]
     if result.action != "unchanged":
         lines.append(f"  commit it: git add {result.path} && git commit -m 'ci: review memory in pull requests'")
-    emit(ctx, dataclasses.asdict(result), "\n".join(lines))
+    emit(ctx, shapes_agents.ci_json(result), "\n".join(lines))
     return EXIT_OK
 
 

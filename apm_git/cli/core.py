@@ -1,17 +1,17 @@
 """init, journal, flush, index and status."""
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 from typing import IO
 
 import click
 
-from apm_git.cli.base import UTF8, emit, state
+from apm_git.cli import shapes
+from apm_git.cli.base import UTF8, choice, emit, state
 from apm_git.errors import EXIT_FINDINGS, EXIT_OK
 from apm_git.model.config import KINDS
 from apm_git.model.fitness import VALUES
-from apm_git.model.trailers import FLUSH_TRIGGERS
+from apm_git.model.vocabulary import FLUSH_TRIGGERS
 
 
 @click.command("init")
@@ -47,7 +47,7 @@ def init_cmd(ctx: click.Context, path: Path | None, no_install: bool) -> int:
         lines.append("  installed the pre-commit hook (apm checks run at every `git commit`)")
     if result.warning:
         click.echo(f"apm-git: WARNING: {result.warning}", err=True)
-    emit(ctx, {**dataclasses.asdict(result), "root": str(result.root)}, "\n".join(lines))
+    emit(ctx, shapes.init_json(result), "\n".join(lines))
     return EXIT_OK
 
 
@@ -62,7 +62,7 @@ def setup_cmd(ctx: click.Context, no_install: bool) -> int:
     lines = [f"apm-git: registered {name}" for name in result.registered] or ["apm-git: this clone is set up already"]
     if result.warning:
         click.echo(f"apm-git: WARNING: {result.warning}", err=True)
-    emit(ctx, {**dataclasses.asdict(result), "root": str(result.root)}, "\n".join(lines))
+    emit(ctx, shapes.setup_json(result), "\n".join(lines))
     return EXIT_OK
 
 
@@ -83,12 +83,20 @@ def merge_driver_cmd(ctx: click.Context, base: Path, ours: Path, theirs: Path, p
     for conflict in result.conflicts:
         click.echo(f"apm-git: merge conflict kept in {conflict}", err=True)
     if result.over_budget is not None:
+        from apm_git.model.dated import JOURNAL_NAME
+
         lines, budget = result.over_budget
-        click.echo(f"apm-git: WARNING: {path} is over its line budget after this merge ({lines}/{budget} lines): a git "
-                   "merge sees one file and cannot archive; the next `apm-git rem` (or `apm-git dream`, when REM is "
-                   "due) archives its lowest-scored entries, and lint reports it until then (`apm-git sync` merges "
-                   "and archives in one commit)", err=True)
-    emit(ctx, dataclasses.asdict(result), None)
+        if JOURNAL_NAME.fullmatch(path.rsplit("/", 1)[-1]):
+            click.echo(f"apm-git: WARNING: {path} is over its line budget after this merge ({lines}/{budget} lines): "
+                       "the union of both sides' journals, kept whole (deep sleep promotes its items); a memory "
+                       "several agents share needs a journal budget sized for them (`budgets` -> `journal` in "
+                       "apm.yaml)", err=True)
+        else:
+            click.echo(f"apm-git: WARNING: {path} is over its line budget after this merge ({lines}/{budget} lines): "
+                       "a git merge sees one file and cannot archive; the next `apm-git rem` (or `apm-git dream`, when "
+                       "REM is due) archives its lowest-scored entries, and lint reports it until then (`apm-git sync` "
+                       "merges and archives in one commit)", err=True)
+    emit(ctx, shapes.merge_driver_json(result), None)
     return EXIT_OK if result.clean else EXIT_FINDINGS
 
 
@@ -109,13 +117,14 @@ def journal_add_cmd(ctx: click.Context, text: str, kind: str, title: str | None,
     """Append a record to today's journal (memory/YYYY-MM-DD.md)."""
     from apm_git.commands.journal import add
 
-    entry = add(state(ctx).repo(), text, kind=kind, title=title, tags=(tags or "").split(","), value=value)
-    emit(ctx, dataclasses.asdict(entry), f"{entry.file}:{entry.line}: added {entry.entry_id}")
+    entry = add(state(ctx).repo(), text, kind=choice(KINDS, kind), title=title, tags=(tags or "").split(","),
+                value=choice(VALUES, value))
+    emit(ctx, shapes.journal_add_json(entry), f"{entry.file}:{entry.line}: added {entry.entry_id}")
     return EXIT_OK
 
 
 @click.command("flush")
-@click.option("--trigger", type=click.Choice(FLUSH_TRIGGERS), default="manual",
+@click.option("--trigger", "trigger_text", type=click.Choice(FLUSH_TRIGGERS), default="manual",
               show_default=True, help="What asked for the flush (taken from --hook-input when not given).")
 @click.option("--scope", help="all, main or group:NAME (default: all).")
 @click.option("--room", type=UTF8, help="Room id; flushes the group it maps to in group_names.json.")
@@ -127,7 +136,7 @@ def journal_add_cmd(ctx: click.Context, text: str, kind: str, title: str | None,
 @click.option("--create", is_flag=True, help="Allow --scope group:NAME to start a group that does not exist yet.")
 @click.pass_context
 def flush_cmd(
-    ctx: click.Context, trigger: str, scope: str | None, room: str | None, message: str | None,
+    ctx: click.Context, trigger_text: str, scope: str | None, room: str | None, message: str | None,
     hook_input: IO[str] | None, if_idle: bool, session: str | None, create: bool,
 ) -> int:
     """Commit the memory changes of a scope as one commit."""
@@ -137,10 +146,11 @@ def flush_cmd(
     from apm_git.store.scope import scope_for
 
     repo_path = state(ctx).repo_path
+    trigger = choice(FLUSH_TRIGGERS, trigger_text)
     if hook_input is not None:
         payload = read_payload(hook_input)
         session = session or payload.session_id
-        if ctx.get_parameter_source("trigger") is click.core.ParameterSource.DEFAULT and payload.trigger:
+        if ctx.get_parameter_source("trigger_text") is click.core.ParameterSource.DEFAULT and payload.trigger:
             trigger = payload.trigger
         repo = open_hook_repo(repo_path, payload)
     else:
@@ -173,7 +183,7 @@ def flush_cmd(
         )
     for note in result.notes:
         click.echo(f"apm-git: WARNING: {note}", err=True)
-    emit(ctx, dataclasses.asdict(result), "\n".join(text))
+    emit(ctx, shapes.flush_json(result), "\n".join(text))
     return EXIT_FINDINGS if result.notes else EXIT_OK
 
 
@@ -184,7 +194,7 @@ def index_cmd(ctx: click.Context) -> int:
     from apm_git.commands.index import index
 
     result = index(state(ctx).repo())
-    emit(ctx, dataclasses.asdict(result), f"{result.path}: {'rebuilt' if result.changed else 'up to date'}")
+    emit(ctx, shapes.index_json(result), f"{result.path}: {'rebuilt' if result.changed else 'up to date'}")
     return EXIT_OK
 
 
@@ -208,5 +218,5 @@ def status_cmd(ctx: click.Context, all_files: bool) -> int:
                      f"{verdict}; audited {audited.get('audited_at') if audited else ''}")
     else:
         lines.append("Last compaction audited: none (run `apm-git audit`)")
-    emit(ctx, {**result.as_dict(), "last_audit": audited}, "\n".join(lines))
+    emit(ctx, shapes.status_json(result, audited), "\n".join(lines))
     return EXIT_OK

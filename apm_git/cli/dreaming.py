@@ -1,14 +1,14 @@
 """deep-sleep, rem, dream, history and forget."""
 from __future__ import annotations
 
-import dataclasses
 import json
 from typing import IO, Any
 
 import click
 
 from apm_git import jsontext
-from apm_git.cli.base import emit, state
+from apm_git.cli import shapes_dreaming
+from apm_git.cli.base import emit, print_json, state
 from apm_git.errors import EXIT_FINDINGS, EXIT_OK, UsageError
 from apm_git.model.trailers import CONSOLIDATION
 
@@ -68,11 +68,11 @@ def deep_sleep_cmd(ctx: click.Context, show_plan: bool, plan_file: IO[str] | Non
         raise UsageError("--plan and --apply go in separate runs: print a plan, edit it, then apply it")
     repo = state(ctx).repo()
     if show_plan:
-        click.echo(json.dumps(deep_sleep_plan(repo), indent=2, ensure_ascii=False))
+        print_json(deep_sleep_plan(repo))
         return EXIT_OK
     plan_data = None if plan_file is None else load_plan(plan_file, "deep-sleep")
     result = deep_sleep(repo, plan_data=plan_data, dry_run=dry_run, force=force)
-    emit(ctx, dataclasses.asdict(result), _stage_text(result))
+    emit(ctx, shapes_dreaming.stage_json(result), _stage_text(result))
     return EXIT_OK
 
 
@@ -85,7 +85,7 @@ def rem_cmd(ctx: click.Context, dry_run: bool, force: bool) -> int:
     from apm_git.commands.rem import rem
 
     result = rem(state(ctx).repo(), dry_run=dry_run, force=force)
-    emit(ctx, dataclasses.asdict(result), _stage_text(result))
+    emit(ctx, shapes_dreaming.stage_json(result), _stage_text(result))
     return EXIT_OK
 
 
@@ -100,7 +100,7 @@ def dream_cmd(ctx: click.Context, force: bool) -> int:
     text = "\n".join(_stage_text(stage) for stage in result.ran) or (
         "" if result.refused else "apm-git: nothing due (see `apm-git status`)"
     )
-    emit(ctx, dataclasses.asdict(result), text)
+    emit(ctx, shapes_dreaming.dream_json(result), text)
     if result.refused:
         click.echo(f"apm-git: {result.refused}", err=True)
         ctx.exit(EXIT_FINDINGS)
@@ -120,7 +120,7 @@ def history_cmd(ctx: click.Context, entry_id: str) -> int:
         where = f"{event.source} -> {event.file}" if event.source else event.file
         detail = f"  ({event.detail})" if event.detail else ""
         lines.append(f"{event.date[:10]}  {event.commit[:7]}  {event.trigger:<12} {event.what:<10} {where}{detail}")
-    emit(ctx, [dataclasses.asdict(event) for event in events], "\n".join(lines))
+    emit(ctx, shapes_dreaming.history_json(entry_id, events), "\n".join(lines))
     return EXIT_OK
 
 
@@ -139,7 +139,7 @@ def import_cmd(ctx: click.Context, show_plan: bool, plan_file: IO[str] | None) -
     if plan_file is None:
         data = import_plan_json(repo)
         if show_plan:
-            click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+            print_json(data)
         else:
             emit(ctx, data, _import_text(data))
         return EXIT_OK
@@ -148,7 +148,8 @@ def import_cmd(ctx: click.Context, show_plan: bool, plan_file: IO[str] | None) -
             else f"apm-git: {result.subject}; nothing to commit")
     if result.flushed:
         head += f" (uncommitted memory flushed first as {result.flushed[:12]})"
-    emit(ctx, dataclasses.asdict(result), "\n".join([head] + [f"  import: {value}" for _, value in result.trailers]))
+    lines = [head] + [f"  import: {value}" for _, value in result.trailers]
+    emit(ctx, shapes_dreaming.stage_json(result), "\n".join(lines))
     return EXIT_OK
 
 
@@ -175,5 +176,5 @@ def forget_cmd(ctx: click.Context, entry_ids: tuple[str, ...], reason: str) -> i
     lines = [f"apm-git: forgot {len(result.forgotten)} entr{'y' if len(result.forgotten) == 1 else 'ies'} "
              f"as {result.commit[:12]} ({result.reason})"]
     lines += [f"  {item.entry_id}  {item.file}" for item in result.forgotten]
-    emit(ctx, dataclasses.asdict(result), "\n".join(lines))
+    emit(ctx, shapes_dreaming.forget_json(result), "\n".join(lines))
     return EXIT_OK

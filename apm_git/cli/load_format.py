@@ -1,9 +1,6 @@
 """The three output formats of `load`: markdown (what an agent reads), json, and claude-hook."""
 from __future__ import annotations
 
-import dataclasses
-from typing import Any
-
 from apm_git.commands.load import LoadResult
 from apm_git.hookoutput import FILE_MARK, HOOK_LIMIT, cap, hook_json
 from apm_git.operations.load_guards import LoadedFile
@@ -59,12 +56,6 @@ def markdown(result: LoadResult, *, guide: bool = True) -> str:
     if result.guide and guide:
         parts.append(f"\n{result.guide}")
     return "".join(parts)
-
-
-def as_json(result: LoadResult) -> dict[str, Any]:
-    data = dataclasses.asdict(result)
-    data["tokens"] = result.tokens
-    return data
 
 
 def claude_hook(result: LoadResult, limit: int = HOOK_LIMIT) -> str:

@@ -1,13 +1,12 @@
 """load, remember, search and hit: the APM protocol's reading and write-back side."""
 from __future__ import annotations
 
-import dataclasses
-import json
 from typing import IO
 
 import click
 
-from apm_git.cli.base import UTF8, emit, open_memory, state
+from apm_git.cli import shapes
+from apm_git.cli.base import UTF8, choice, emit, open_memory, print_json, state
 from apm_git.errors import EXIT_FINDINGS, EXIT_OK, UsageError
 from apm_git.model.fitness import VALUES
 
@@ -59,7 +58,7 @@ def load_cmd(
     result = load(repo, Target(group=group, room=room, main=main_session), intent=intent,
                   budget=budget, session=session, fresh=fresh)
     if fmt == "json":
-        click.echo(json.dumps(load_format.as_json(result), indent=2, ensure_ascii=False))
+        print_json(shapes.load_json(result))
     elif fmt == "claude-hook":
         click.echo(load_format.claude_hook(result))
     else:
@@ -106,7 +105,7 @@ def remember_cmd(
     repo = state(ctx).repo()
     scope = require_known_group(repo, rm.memory_scope(scope_text), create=create)
     if decision is not None:
-        result = rm.remember_decision(repo, scope, decision, title=title, value=value)
+        result = rm.remember_decision(repo, scope, decision, title=title, value=choice(VALUES, value))
     elif task is not None and status is not None:
         result = rm.remember_task(repo, scope, task, status)
     elif route_file is not None and keywords is not None and priority is not None:
@@ -120,7 +119,7 @@ def remember_cmd(
     lines += [f"  index row appended: {row}" for row in result.rows_added]
     lines += [f"  index row at line {line} marked [DEPRECATED]" for line in result.rows_deprecated]
     lines.append("  not committed yet: the next `apm-git flush` commits it")
-    emit(ctx, dataclasses.asdict(result), "\n".join(lines))
+    emit(ctx, shapes.remember_json(result), "\n".join(lines))
     return EXIT_OK
 
 
@@ -150,7 +149,7 @@ def search_cmd(ctx: click.Context, query: str, archive_only: bool, limit: int, g
     lines.append(f"{result.total} section{'' if result.total == 1 else 's'} matched ({shown}) in "
                  f"{result.files_searched} files ({result.where})" if result.total else
                  f"nothing matched {query!r} in {result.files_searched} files ({result.where})")
-    emit(ctx, dataclasses.asdict(result), "\n".join(lines))
+    emit(ctx, shapes.search_json(result), "\n".join(lines))
     return EXIT_OK
 
 
@@ -169,5 +168,5 @@ def hit_cmd(ctx: click.Context, entry_ids: tuple[str, ...]) -> int:
         click.echo(f"apm-git: warning: {warning}", err=True)
     for miss in result.misses:
         click.echo(f"apm-git: {miss.entry_id}: {miss.reason}", err=True)
-    emit(ctx, dataclasses.asdict(result), "\n".join(lines))
+    emit(ctx, shapes.hit_json(result), "\n".join(lines))
     return EXIT_FINDINGS if result.misses else EXIT_OK

@@ -1,11 +1,9 @@
 """diff and log: memory changes as a reviewer reads them (docs/review.md)."""
 from __future__ import annotations
 
-import json
-
 import click
 
-from apm_git.cli.base import state
+from apm_git.cli.base import print_json, state
 from apm_git.errors import EXIT_FINDINGS, EXIT_OK, UsageError
 
 FORMATS = ("text", "markdown", "json")
@@ -28,7 +26,7 @@ def diff_cmd(ctx: click.Context, revision: str | None, cached: bool, fmt: str | 
         fmt = "json"
     review = diff(state(ctx).repo(finish=False), revision, cached=cached)
     if fmt == "json":
-        click.echo(json.dumps(shape.diff_json(review), indent=2, ensure_ascii=False))
+        print_json(shape.diff_json(review))
     elif fmt == "markdown":
         command = " ".join(["apm-git diff", *(["--cached"] if cached else []), *([revision] if revision else [])])
         click.echo(render.diff_markdown(review, command=command), nl=False)
@@ -56,7 +54,7 @@ def log_cmd(ctx: click.Context, revision: str | None, max_count: int | None, apm
     if apm_only:
         commits = [commit for commit in commits if commit.apm]
     if state(ctx).json:
-        click.echo(json.dumps(shape.log_json(commits, revision or "HEAD"), indent=2, ensure_ascii=False))
+        print_json(shape.log_json(commits, revision or "HEAD"))
     elif commits:
         click.echo(render.log_text(commits))
     return EXIT_OK

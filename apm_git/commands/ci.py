@@ -12,9 +12,11 @@ from __future__ import annotations
 import dataclasses
 import json
 from pathlib import Path
+from typing import Final
 
 from apm_git import __version__
 from apm_git.errors import StateError, UsageError
+from apm_git.model.vocabulary import CiAction, CiProvider
 from apm_git.store.atomic import write_atomic
 from apm_git.store.templates import template_dir
 
@@ -26,16 +28,16 @@ GITLAB_CI = ".gitlab-ci.yml"
 GITLAB_INCLUDE = ".gitlab/apm-memory.yml"
 MARK = "# Written by `apm-git ci "  # the first line of every file apm-git writes here
 
-WRITTEN = "written"
-UNCHANGED = "unchanged"
-REWRITTEN = "rewritten"
+WRITTEN: Final = "written"
+UNCHANGED: Final = "unchanged"
+REWRITTEN: Final = "rewritten"
 
 
 @dataclasses.dataclass
 class CiResult:
-    provider: str
+    provider: CiProvider
     path: str  # repo-relative: the file written (or found up to date)
-    action: str  # written, unchanged or rewritten
+    action: CiAction
     install_spec: str
     include: str | None = None  # GitLab: the line to add to the user's .gitlab-ci.yml, when it lacks it
 
@@ -54,7 +56,7 @@ def render(provider: str, install_spec: str) -> str:
     return text.replace("@APM_VERSION@", __version__).replace("@APM_INSTALL_SPEC@", json.dumps(spec))
 
 
-def write_ci(root: Path, provider: str, *, install_spec: str | None = None, force: bool = False) -> CiResult:
+def write_ci(root: Path, provider: CiProvider, *, install_spec: str | None = None, force: bool = False) -> CiResult:
     """Write the provider's CI file into the repository at `root`; see the module's docstring."""
     spec = install_spec if install_spec is not None else default_install_spec()
     text = render(provider, spec)
@@ -81,7 +83,7 @@ def _read(root: Path, rel: str) -> str | None:
         return None
 
 
-def _write(root: Path, rel: str, text: str, *, force: bool, provider: str) -> str:
+def _write(root: Path, rel: str, text: str, *, force: bool, provider: str) -> CiAction:
     old = _read(root, rel)
     if old == text:
         return UNCHANGED

@@ -6,6 +6,7 @@ import dataclasses
 from apm_git import clock
 from apm_git.dreaming.due import due_dates
 from apm_git.errors import PlanRefused
+from apm_git.model.vocabulary import DueStage
 from apm_git.operations.consolidation import StageResult, run
 from apm_git.operations.stages import DeepSleep, Rem
 from apm_git.store.repo import MemoryRepo
@@ -18,8 +19,9 @@ class DreamResult:
     refused: str | None = None  # why a due stage was refused (the mass-archive guard)
 
 
-def due_stages(repo: MemoryRepo) -> list[str]:
-    every = {DeepSleep.name: repo.config.deep_sleep.every_days, Rem.name: repo.config.rem.every_days}
+def due_stages(repo: MemoryRepo) -> list[DueStage]:
+    every: dict[DueStage, int] = {
+        DeepSleep.name: repo.config.deep_sleep.every_days, Rem.name: repo.config.rem.every_days}
     state = with_quiet_runs(repo, load_flush_state(repo))  # a quiet run made no commit but counts
     return [due.stage for due in due_dates(state, clock.today(), every) if due.due_now]
 

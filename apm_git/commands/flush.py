@@ -2,6 +2,7 @@
 apm_git/operations/flush.py)."""
 from __future__ import annotations
 
+from apm_git.model.vocabulary import FlushTrigger
 from apm_git.operations.flush import ALL, FlushResult, flush_locked
 from apm_git.store.lock import write_lock
 from apm_git.store.repo import MemoryRepo
@@ -11,7 +12,7 @@ from apm_git.store.scope import Scope
 def flush(
     repo: MemoryRepo,
     *,
-    trigger: str = "manual",
+    trigger: FlushTrigger = "manual",
     scope: Scope = ALL,
     session: str | None = None,
     message: str | None = None,

@@ -19,9 +19,14 @@ from apm_git.errors import FindingsError, UsageError
 from apm_git.model import dated, names
 from apm_git.model import trailers as trailer_model
 from apm_git.model.entry_id import is_entry_id
+from apm_git.model.vocabulary import HistoryWhat
 from apm_git.store.repo import MemoryRepo
 
 NULL_SHA = "0" * 40
+
+
+# What the trailers of one commit say happened to an entry, the first that applies.
+BY_TRAILER: tuple[HistoryWhat, ...] = ("forgotten", "superseded", "archived", "promoted", "merged", "proven", "changed")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -29,7 +34,7 @@ class HistoryEvent:
     date: str  # committer date, ISO 8601
     commit: str  # short sha
     trigger: str  # Apm-Trigger, or "-" for a commit apm-git did not make
-    what: str  # created, changed, promoted, moved, superseded, archived, proven, merged, deleted or forgotten
+    what: HistoryWhat
     file: str  # where the entry is after the commit (the file it left, when it left memory)
     source: str | None  # the file it came from, when it changed files
     detail: str
@@ -160,8 +165,8 @@ def _event(repo: MemoryRepo, commit: _Commit, entry_id: str, blobs: dict[str, st
     return HistoryEvent(commit.date, commit.sha[:12], trigger, what, file, source, detail, commit.subject)
 
 
-def _from_trailers(commit: _Commit, entry_id: str) -> tuple[str | None, str]:
-    found: dict[str, str] = {}
+def _from_trailers(commit: _Commit, entry_id: str) -> tuple[HistoryWhat | None, str]:
+    found: dict[HistoryWhat, str] = {}
     for key, value in commit.trailers:
         words = value.split()
         if key == trailer_model.FORGET and words[:1] == [entry_id]:
@@ -181,7 +186,7 @@ def _from_trailers(commit: _Commit, entry_id: str) -> tuple[str | None, str]:
             found["merged"] = value.rsplit("(", 1)[-1].rstrip(")")
         elif key == "Apm-Move" and value.endswith(f"(merged into {entry_id})"):
             found["merged"] = f"absorbed {words[0]}"
-    for what in ("forgotten", "superseded", "archived", "promoted", "merged", "proven", "changed"):
+    for what in BY_TRAILER:
         if what in found:
             return what, found[what]
     return None, ""

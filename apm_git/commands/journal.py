@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from apm_git import clock
 from apm_git.model import dated
+from apm_git.model.vocabulary import DecisionValue, EntryKind
 from apm_git.operations.journal import JournalEntry, append_record
 from apm_git.store import layout
 from apm_git.store.lock import write_lock
@@ -13,10 +14,10 @@ def add(
     repo: MemoryRepo,
     text: str,
     *,
-    kind: str,
+    kind: EntryKind,
     title: str | None = None,
     tags: list[str] | None = None,
-    value: str = "MEDIUM",
+    value: DecisionValue = "MEDIUM",
 ) -> JournalEntry:
     with write_lock(repo):
         today = clock.today()

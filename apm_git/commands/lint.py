@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from typing import Any
 
 from apm_git.checks import baseline
 from apm_git.checks.run import run_checks
@@ -22,11 +21,6 @@ class LintResult:
     findings: list[Finding]
     known: list[Finding] = dataclasses.field(default_factory=list)  # findings the baseline knows
     merges: list[str] = dataclasses.field(default_factory=list)  # merge commits checked against each parent
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"base": self.base, "new": self.new, "checked": self.checked,
-                "findings": [finding.as_dict() for finding in self.findings],
-                "known": [finding.as_dict() for finding in self.known], "merges": self.merges}
 
 
 def lint(

@@ -24,6 +24,7 @@ from apm_git.model import dated, domains, index_md, names
 from apm_git.model.groups import check_group_name
 from apm_git.model.records import Record, parse
 from apm_git.model.routing import RouteChoice, RoutingTable, parse_routing, rank_routes, safe_file
+from apm_git.model.vocabulary import LoadMode, LoadRole
 from apm_git.operations.load_guards import CONVENTIONS, Breaker, Discipline, LoadedFile, SkippedFile
 from apm_git.store import layout, templates, tokens
 from apm_git.store.repo import MemoryRepo
@@ -55,7 +56,7 @@ class Route:
 
 @dataclasses.dataclass
 class LoadResult:
-    mode: str  # group, main or dreaming
+    mode: LoadMode
     scope: str  # group:NAME, main or dreaming: what the session's discipline is kept for
     intent: str | None
     budget: int
@@ -97,7 +98,7 @@ class _Run:
         self.breaker = Breaker(result.budget, self.counter)
         self.discipline = Discipline(repo.config.load, held)
 
-    def read(self, rel: str, role: str, priority: str | None = None, *, missing: str) -> str | None:
+    def read(self, rel: str, role: LoadRole, priority: str | None = None, *, missing: str) -> str | None:
         name = self.repo.repo_path(rel)
         try:
             text = self.repo.read(rel)
@@ -108,7 +109,7 @@ class _Run:
             self.breaker.skipped.append(SkippedFile(name, role, priority, missing))
         return text
 
-    def offer(self, rel: str, role: str, priority: str | None = None, *, missing: str,
+    def offer(self, rel: str, role: LoadRole, priority: str | None = None, *, missing: str,
               disciplined: bool = False) -> LoadedFile | None:
         name = self.repo.repo_path(rel)
         if disciplined:
@@ -142,7 +143,7 @@ def load(
     (the agent's context was cleared or compacted)."""
     intent = " ".join(intent.split()) if intent else None
     group = _group_of(repo, target)
-    mode = "group" if group else "main" if target.main else "dreaming"
+    mode: LoadMode = "group" if group else "main" if target.main else "dreaming"
     result = LoadResult(
         mode=mode, scope=f"group:{group}" if group else mode, intent=intent or None,
         budget=budget or repo.config.memory_budget, encoding=repo.config.encoding, session=session,

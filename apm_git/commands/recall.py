@@ -11,6 +11,7 @@ import dataclasses
 
 from apm_git.errors import UsageError
 from apm_git.model import names
+from apm_git.model.vocabulary import SearchMethod
 from apm_git.store import tokens
 from apm_git.store.repo import MemoryRepo
 
@@ -34,7 +35,7 @@ class RecallResult:
     sections: list[Recalled]
     tokens: int
     budget: int
-    method: str  # "index" or "scan"
+    method: SearchMethod
 
 
 def recall(repo: MemoryRepo, prompt: str, *, budget: int = DEFAULT_BUDGET) -> RecallResult:

@@ -15,6 +15,7 @@ import dataclasses
 from apm_git import clock
 from apm_git.errors import FindingsError, UsageError
 from apm_git.model import dated, names, routing, tasks
+from apm_git.model.vocabulary import DecisionValue, RememberAction
 from apm_git.operations.journal import append_record
 from apm_git.store import layout
 from apm_git.store.lock import write_lock
@@ -31,7 +32,7 @@ DEFAULT_ROWS = {
 @dataclasses.dataclass
 class RememberResult:
     scope: str
-    action: str  # decision, task, route or deprecate
+    action: RememberAction
     file: str
     line: int | None = None
     entry_id: str | None = None
@@ -74,7 +75,7 @@ def _ensure_row(repo: MemoryRepo, scope: Scope, file: str, result: RememberResul
 
 
 def remember_decision(
-    repo: MemoryRepo, scope: Scope, text: str, *, title: str | None = None, value: str = "MEDIUM",
+    repo: MemoryRepo, scope: Scope, text: str, *, title: str | None = None, value: DecisionValue = "MEDIUM",
 ) -> RememberResult:
     result = RememberResult(str(scope), "decision", "")
     with write_lock(repo):

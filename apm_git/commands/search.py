@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 
 from apm_git.model import names
+from apm_git.model.vocabulary import SearchMethod
 from apm_git.search import terms
 from apm_git.search.index import Hit, Index, Scope
 from apm_git.search.scan import matched, query_terms, scan_sections
@@ -35,7 +36,7 @@ class SearchHit:
 class SearchResult:
     query: str
     where: str  # "live and archive", "archive" or "group NAME"
-    method: str  # "index" or "scan"
+    method: SearchMethod
     hits: list[SearchHit]
     total: int  # sections that matched, before --limit
     files_searched: int

@@ -15,6 +15,7 @@ from apm_git.dreaming.due import Due, due_dates
 from apm_git.errors import ApmGitError
 from apm_git.model import names
 from apm_git.model.config import CONFIG_FILE
+from apm_git.model.vocabulary import CheckId, DueStage
 from apm_git.operations.setup import missing
 from apm_git.store.repo import MemoryRepo
 from apm_git.store.state import load_flush_state, with_quiet_runs
@@ -49,15 +50,6 @@ class Findings:
         return sorted(self.new, key=lambda finding: (SEVERITY.index(finding.hook)
                                                      if finding.hook in SEVERITY else len(SEVERITY), finding))[:limit]
 
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "new": [finding.as_dict() for finding in self.new],
-            "new_totals": self.totals(self.new),
-            "known_totals": self.totals(self.known),
-            "withheld": [finding.as_dict() for finding in self.withheld],
-            "problem": self.problem,
-        }
-
 
 @dataclasses.dataclass(frozen=True)
 class InConflict:
@@ -81,15 +73,10 @@ class StatusResult:
     not_set_up: list[str] = dataclasses.field(default_factory=list)  # what `apm-git setup` would add
     in_conflict: list[InConflict] = dataclasses.field(default_factory=list)
 
-    def as_dict(self) -> dict[str, Any]:
-        data = dataclasses.asdict(self)
-        data["findings"] = self.findings.as_dict()
-        return data
-
 
 # Most harmful first: a secret about to leak, memory lost, then shape and size.
-SEVERITY = ("apm-no-secrets", "apm-no-loss", "apm-append-only", "apm-state-json", "apm-budget", "apm-index-fresh",
-            "apm-record-format")
+SEVERITY: tuple[CheckId, ...] = ("apm-no-secrets", "apm-no-loss", "apm-append-only", "apm-state-json", "apm-budget",
+                                 "apm-index-fresh", "apm-record-format")
 
 
 def status(repo: MemoryRepo) -> StatusResult:
@@ -105,7 +92,7 @@ def status(repo: MemoryRepo) -> StatusResult:
     for group, value in sorted(state["groups"].items()):
         if isinstance(value, dict):
             last_flush[f"group:{group}"] = value.get("last_flush_time")
-    every = {"deep-sleep": repo.config.deep_sleep.every_days, "rem": repo.config.rem.every_days}
+    every: dict[DueStage, int] = {"deep-sleep": repo.config.deep_sleep.every_days, "rem": repo.config.rem.every_days}
     changes = git.status(repo.root, [repo.memory_prefix, CONFIG_FILE])
     return StatusResult(
         files=files,

@@ -11,7 +11,7 @@ import dataclasses
 import random
 import time
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from apm_git import git
 from apm_git.errors import FetchFailed, StateError, UsageError
@@ -20,9 +20,8 @@ from apm_git.store.lock import write_lock
 from apm_git.store.repo import MemoryRepo
 
 if TYPE_CHECKING:
-    from apm_git.operations.sync_land import Integrated
+    from apm_git.operations.sync_land import Integrated, OverBudget
 
-VERSION = 1  # of the --json shape (docs/sync.md)
 # Rounds of fetch, merge and push before giving up: a push is rejected only when another writer
 # pushed between this round's fetch and push, so five in a row means heavy contention (use one
 # branch per agent then: `--branch agents/NAME --gather main`, docs/sync.md).
@@ -62,17 +61,15 @@ class SyncResult:
     def left(self) -> list[str]:
         return sorted({path for step in self.integrated for path in step.left})
 
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "version": VERSION,
-            **{field.name: getattr(self, field.name) for field in dataclasses.fields(self)
-               if field.name != "integrated"},
-            "integrated": [dataclasses.asdict(step) for step in self.integrated],
-            "conflicts": self.conflicts,
-            "unmerged": self.unmerged,
-            "left": self.left,
-        }
+    @property
+    def notes(self) -> list[str]:
+        return list(dict.fromkeys(note for step in self.integrated for note in step.notes))
 
+    @property
+    def journals_over_budget(self) -> list[OverBudget]:
+        """Each journal a merge put over its line budget, as the last merge that did left it."""
+        found = {over.path: over for step in self.integrated for over in step.journals_over_budget}
+        return [over for _, over in sorted(found.items())]
 
 def sync(
     repo: MemoryRepo,

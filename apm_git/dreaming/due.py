@@ -6,17 +6,18 @@ import datetime as dt
 from typing import Any
 
 from apm_git import clock
+from apm_git.model.vocabulary import DueStage
 
 
 @dataclasses.dataclass(frozen=True)
 class Due:
-    stage: str
+    stage: DueStage
     last_run: str | None
     next_due: str  # ISO date
     due_now: bool
 
 
-def due_dates(state: dict[str, Any], today: dt.date, every: dict[str, int]) -> list[Due]:
+def due_dates(state: dict[str, Any], today: dt.date, every: dict[DueStage, int]) -> list[Due]:
     dreaming = state.get("dreaming", {})
     result = []
     for stage, days in every.items():

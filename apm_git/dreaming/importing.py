@@ -19,20 +19,19 @@ import dataclasses
 import datetime as dt
 import functools
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Final
 
 from apm_git.dreaming.edit import keep_end, rewrite
 from apm_git.dreaming.items import NOTE_VALUE, collect_items, dated_record
-from apm_git.dreaming.plan import PLAN_VERSION
+from apm_git.dreaming.plan_shape import IMPORT_PLAN, PLAN_VERSION
 from apm_git.errors import PlanRefused
 from apm_git.model import dated
-from apm_git.model.config import KINDS
 from apm_git.model.fitness import Fitness
-from apm_git.model.names import memory_rel, repo_rel
+from apm_git.model.names import repo_rel
 from apm_git.model.records import Block, Record, RecordFile, parse, render_record, reparse, split_lines, strip_eol
 from apm_git.model.sections import DATED, section_kind
 
-STAGE = "import"
+STAGE: Final = "import"
 FORMS = {DATED: "dated section", "note": "session note"}
 
 
@@ -88,9 +87,7 @@ def execute_import(plan: ImportPlan, files: Mapping[str, str], routing: Mapping[
         source = found.get((item.file, item.entry_id))
         if source is None:
             problems.append(f"{item.entry_id}: no such section in {item.file} now")
-        elif item.kind not in KINDS:
-            problems.append(f"{item.entry_id}: kind {item.kind!r} is not one of {', '.join(KINDS)}")
-        else:
+        else:  # its kind is one of the kinds: import_from_json read it so
             chosen.setdefault(item.file, []).append((source, item.kind))
     if problems:
         raise PlanRefused("; ".join(problems) + "; nothing was changed — print a fresh plan with "
@@ -211,26 +208,11 @@ def import_json(plan: ImportPlan, prefix: str) -> dict[str, Any]:
 
 
 def import_from_json(data: Any, prefix: str, today: dt.date) -> ImportPlan:
-    """A (possibly edited: items dropped, kinds changed) plan as printed by `import --plan`."""
-    if not isinstance(data, dict) or data.get("stage") != STAGE:
-        raise PlanRefused("the plan must be a JSON object as printed by `apm-git import --plan`")
-    if data.get("version", PLAN_VERSION) != PLAN_VERSION:
-        raise PlanRefused(f"plan version {data.get('version')!r} is not {PLAN_VERSION}; print a fresh plan")
-    items = data.get("import", [])
-    if not isinstance(items, list) or not all(isinstance(item, dict) for item in items):
-        raise PlanRefused("plan key 'import' must be a list of objects")
+    """A (possibly edited: items dropped, kinds changed) plan as printed by `import --plan`; its shape only
+    (plan_shape.IMPORT_PLAN): `execute_import` checks it against the files."""
     plan = ImportPlan(today)
-    for number, item in enumerate(items):
-        values = [item.get(key) for key in ("id", "file", "kind")]
-        if not all(isinstance(value, str) and value for value in values):
-            raise PlanRefused(f"import[{number}] needs 'id', 'file' and 'kind' (strings)")
-        entry, path, kind = (str(value) for value in values)
-        rel = memory_rel(prefix, path)
-        if rel is None or not rel or ".." in rel.split("/"):
-            raise PlanRefused(f"import[{number}].file {path!r} is outside the memory dir")
-        line = item.get("line", 0)
-        plan.items.append(ImportItem(entry, rel, line if isinstance(line, int) else 0, str(item.get("form", "")),
-                                     kind, str(item.get("title", ""))))
+    for item in IMPORT_PLAN.read(data, prefix)["import"]:
+        plan.items.append(ImportItem(item["id"], item["file"], item["line"], item["form"], item["kind"], item["title"]))
     return plan
 
 

@@ -10,10 +10,8 @@ import datetime as dt
 import functools
 from typing import Any
 
-from apm_git.errors import PlanRefused
-from apm_git.model.names import memory_rel, repo_rel
-
-PLAN_VERSION = 1
+from apm_git.dreaming.plan_shape import DEEP_SLEEP_PLAN, PLAN_VERSION
+from apm_git.model.names import repo_rel
 
 
 @dataclasses.dataclass(frozen=True)
@@ -171,74 +169,16 @@ def rem_json(plan: RemPlan, prefix: str) -> dict[str, Any]:
 
 
 def deep_sleep_from_json(data: Any, prefix: str, today: dt.date) -> DeepSleepPlan:
-    """Read a (possibly hand-edited) plan; its structure only: `validate` checks it against the files."""
-    if not isinstance(data, dict):
-        raise PlanRefused("the plan must be a JSON object as printed by `apm-git deep-sleep --plan`")
-    if data.get("version", PLAN_VERSION) != PLAN_VERSION:
-        raise PlanRefused(
-            f"the plan has version {data.get('version')!r}; this apm-git reads version {PLAN_VERSION} only: "
-            "print a fresh plan with `apm-git deep-sleep --plan`",
-        )
-    if data.get("stage", "deep-sleep") != "deep-sleep":
-        raise PlanRefused(f"the plan is for stage {data.get('stage')!r}, not deep-sleep")
-    unknown = set(data) - {"version", "stage", "date", "promote", "archive", "journals", "kept"}
-    if unknown:
-        raise PlanRefused(f"unknown plan key(s) {', '.join(sorted(unknown))}; use promote, archive, journals")
+    """Read a (possibly hand-edited) plan; its shape only (plan_shape.DEEP_SLEEP_PLAN): `validate` checks
+    it against the files."""
+    read = DEEP_SLEEP_PLAN.read(data, prefix)
     plan = DeepSleepPlan(today)
-    for number, item in enumerate(_list(data, "promote")):
-        where = f"promote[{number}]"
-        copies = item.get("copies", [])
-        if not isinstance(copies, list) or not all(isinstance(copy, str) for copy in copies):
-            raise PlanRefused(f"{where}.copies must be a list of journal paths")
-        plan.promotions.append(Promotion(
-            _text(item, "id", where), _path(item, "from", where, prefix), _path(item, "to", where, prefix),
-            _reason(item), tuple(_rel(copy, f"{where}.copies", prefix) for copy in copies),
-        ))
-    for number, item in enumerate(_list(data, "archive")):
-        where = f"archive[{number}]"
-        raw_score = item.get("score", 0)
-        points = raw_score if isinstance(raw_score, int) and not isinstance(raw_score, bool) else 0
-        plan.archivals.append(Archival(
-            _text(item, "id", where), _path(item, "from", where, prefix), _path(item, "to", where, prefix),
-            points, _reason(item),
-        ))
-    for number, item in enumerate(_list(data, "journals")):
-        where = f"journals[{number}]"
-        plan.journal_moves.append(JournalMove(_path(item, "from", where, prefix), _path(item, "to", where, prefix)))
+    plan.promotions = [Promotion(item["id"], item["from"], item["to"], item["reason"], item["copies"])
+                       for item in read["promote"]]
+    plan.archivals = [Archival(item["id"], item["from"], item["to"], item["score"], item["reason"])
+                      for item in read["archive"]]
+    plan.journal_moves = [JournalMove(item["from"], item["to"]) for item in read["journals"]]
     return plan
-
-
-def _reason(item: dict[str, Any]) -> str:
-    """The reason an edited plan gives for a move (kept as written, on one line), else `edited plan`."""
-    reason = item.get("reason")
-    return " ".join(reason.split()) if isinstance(reason, str) and reason.strip() else "edited plan"
-
-
-def _list(data: dict[str, Any], key: str) -> list[dict[str, Any]]:
-    value = data.get(key, [])
-    if not isinstance(value, list) or not all(isinstance(item, dict) for item in value):
-        raise PlanRefused(f"plan key {key!r} must be a list of objects")
-    return value
-
-
-def _text(item: dict[str, Any], key: str, where: str) -> str:
-    value = item.get(key)
-    if not isinstance(value, str) or not value:
-        raise PlanRefused(f"{where} needs {key!r} (a string)")
-    return value
-
-
-def _path(item: dict[str, Any], key: str, where: str, prefix: str) -> str:
-    return _rel(_text(item, key, where), f"{where}.{key}", prefix)
-
-
-def _rel(path: str, where: str, prefix: str) -> str:
-    """A repo-relative path in the plan as a memory-relative one; anything outside is refused."""
-    rel = memory_rel(prefix, path)
-    parts = rel.split("/") if rel else []
-    if rel is None or not parts or any(part in ("", ".", "..") for part in parts) or "\\" in rel:
-        raise PlanRefused(f"{where} {path!r} is outside the memory dir; use a path under {prefix}/")
-    return rel
 
 
 # --------------------------------------------------------------------------- trailers

@@ -6,8 +6,9 @@ import datetime as dt
 import re
 
 from apm_git.errors import FitnessError
+from apm_git.model.vocabulary import DECISION_VALUES
 
-VALUES = ("HIGH", "MEDIUM", "LOW")
+VALUES = DECISION_VALUES  # decision_value, best first
 VALUE_POINTS = {"HIGH": 50, "MEDIUM": 25, "LOW": 0}
 _PAIR = re.compile(r"\s*([a-z_]+)\s*=\s*([^,]*?)\s*")
 

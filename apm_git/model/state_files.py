@@ -5,11 +5,35 @@ runs them on a commit's text.
 """
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from apm_git import clock
 from apm_git.model.groups import GROUP_NAME_RULE, is_group_name
 from apm_git.model.names import FLUSH_STATE, GROUP_NAMES
+
+
+@dataclasses.dataclass(frozen=True)
+class Part:
+    """A top-level key of flush-state.json: the JSON type it holds and its keys that are timestamps.
+
+    `per_group`: each of its other keys is a group's own object, with the same timestamps (`groups`).
+    A key apm-git does not know is kept as it is, unread.
+    """
+
+    key: str
+    kind: type[dict[str, Any]] | type[list[Any]]
+    stamps: tuple[str, ...] = ()
+    per_group: bool = False
+
+
+# The shape of flush-state.json (the seed's keys, and `dreaming`); `pending_items` is a list of any items.
+FLUSH_STATE_PARTS = (
+    Part("groups", dict, ("last_flush_time",), per_group=True),
+    Part("main_session", dict, ("last_flush_time",)),
+    Part("pending_items", list),
+    Part("dreaming", dict, ("last_deep_sleep", "last_rem")),
+)
 
 
 def group_names_problem(data: Any) -> str | None:
@@ -23,15 +47,17 @@ def group_names_problem(data: Any) -> str | None:
 
 
 def flush_state_problem(data: Any) -> str | None:
-    """What is wrong with the parsed `flush-state.json`, or None when it is usable."""
+    """What is wrong with the parsed `flush-state.json` (by FLUSH_STATE_PARTS), or None when it is usable."""
     if not isinstance(data, dict):
         return "must be an object with groups, main_session and pending_items"
-    for key, kind in (("groups", dict), ("main_session", dict), ("pending_items", list), ("dreaming", dict)):
-        if key in data and not isinstance(data[key], kind):
-            return f"{key!r} must be a JSON {'object' if kind is dict else 'array'}"
-    for key, value in data.get("groups", {}).items():
-        if key != "last_flush_time" and not isinstance(value, dict):
-            return f"groups.{key} must be an object"
+    for part in FLUSH_STATE_PARTS:
+        if part.key in data and not isinstance(data[part.key], part.kind):
+            return f"{part.key!r} must be a JSON {'object' if part.kind is dict else 'array'}"
+    for part in FLUSH_STATE_PARTS:
+        if part.per_group:
+            for key, value in data.get(part.key, {}).items():
+                if key not in part.stamps and not isinstance(value, dict):
+                    return f"{part.key}.{key} must be an object"
     for dotted, value in _timestamps(data):
         problem = clock.stamp_problem(value)
         if problem is not None:
@@ -40,17 +66,14 @@ def flush_state_problem(data: Any) -> str | None:
 
 
 def _timestamps(data: dict[str, Any]) -> list[tuple[str, Any]]:
-    """(dotted key, value) of every timestamp apm-git reads from flush-state.json."""
+    """(dotted key, value) of every timestamp flush-state.json holds, by FLUSH_STATE_PARTS."""
     found = []
-    for section in ("groups", "main_session"):
-        if "last_flush_time" in data.get(section, {}):
-            found.append((f"{section}.last_flush_time", data[section]["last_flush_time"]))
-    for group, value in data.get("groups", {}).items():
-        if isinstance(value, dict) and "last_flush_time" in value:
-            found.append((f"groups.{group}.last_flush_time", value["last_flush_time"]))
-    for key in ("last_deep_sleep", "last_rem"):
-        if key in data.get("dreaming", {}):
-            found.append((f"dreaming.{key}", data["dreaming"][key]))
+    for part in FLUSH_STATE_PARTS:
+        node = data.get(part.key, {})
+        found += [(f"{part.key}.{stamp}", node[stamp]) for stamp in part.stamps if stamp in node]
+        if part.per_group:
+            found += [(f"{part.key}.{group}.{stamp}", value[stamp]) for group, value in node.items()
+                      if isinstance(value, dict) for stamp in part.stamps if stamp in value]
     return found
 
 

@@ -4,8 +4,6 @@ from __future__ import annotations
 import re
 
 SUBJECT_PREFIX = "memory: "
-# What may ask for a flush (`Apm-Trigger` of a flush commit).
-FLUSH_TRIGGERS = ("manual", "pre-compact", "session-end", "idle")
 # The trailers of a consolidation commit that move or mark an entry, and the verb each stands for.
 CONSOLIDATION = {
     "Apm-Promote": "promote", "Apm-Archive": "archive", "Apm-Move": "move",

@@ -28,6 +28,7 @@ from apm_git.errors import PlanRefused, StateError
 from apm_git.model import names
 from apm_git.model.config import Rem
 from apm_git.model.records import parse
+from apm_git.model.vocabulary import StageName
 from apm_git.operations.apply import commit_run, dirty
 from apm_git.operations.flush import flush_locked
 from apm_git.store import layout
@@ -38,7 +39,7 @@ from apm_git.store.repo import MemoryRepo
 
 @dataclasses.dataclass
 class StageResult:
-    stage: str  # deep-sleep or rem
+    stage: StageName
     subject: str
     plan: dict[str, Any]
     trailers: list[tuple[str, str]]
@@ -66,7 +67,9 @@ class Stage(Protocol):
     """A consolidation stage: reads the memory, plans, says what carrying the plan out writes.  It takes
     no lock, flushes nothing and commits nothing: `run` does."""
 
-    name: ClassVar[str]  # deep-sleep, rem or import: the trailer Apm-Trigger and the messages
+    @property
+    def name(self) -> StageName: ...  # deep-sleep, rem or import: the trailer Apm-Trigger and the messages
+
     leaves_out: ClassVar[bool]  # whether files flush withholds are left out of the plan
 
     def plan(self, repo: MemoryRepo, today: dt.date, left: Collection[str]) -> Planned: ...

@@ -19,6 +19,7 @@ from apm_git.checks import baseline, budget, index_fresh, no_secrets
 from apm_git.checks.run import CHECKS, run_checks
 from apm_git.errors import ApmGitError, InvalidUtf8
 from apm_git.model import names
+from apm_git.model.vocabulary import FlushTrigger
 from apm_git.operations.flush_keep import Kept, committed_index, files_line, keep_losses, loss_line, unreadable_line
 from apm_git.operations.gather import WORKTREE, Sides, gather
 from apm_git.store import layout
@@ -34,7 +35,7 @@ ALL = Scope("all")
 
 @dataclasses.dataclass
 class FlushResult:
-    trigger: str
+    trigger: FlushTrigger
     scope: str
     session: str | None
     commit: str | None = None
@@ -54,7 +55,7 @@ class FlushResult:
 def flush_locked(
     repo: MemoryRepo,
     *,
-    trigger: str = "manual",
+    trigger: FlushTrigger = "manual",
     scope: Scope = ALL,
     session: str | None = None,
     message: str | None = None,
@@ -211,7 +212,7 @@ def _auto_initialize(repo: MemoryRepo, scope: Scope, today: dt.date, deleted: Co
 
 
 def _record_flush(
-    repo: MemoryRepo, scope: Scope, flushed: list[str], now: dt.datetime, trigger: str, session: str | None,
+    repo: MemoryRepo, scope: Scope, flushed: list[str], now: dt.datetime, trigger: FlushTrigger, session: str | None,
     findings: list[str],
 ) -> None:
     """Mark in flush-state.json only what this flush committed (docs/commits.md, "Quiet commits"):

@@ -69,7 +69,7 @@ def run_hook(hook: str, files: list[str], key: str | None) -> Found:
     merges = merge_commits(repo, sides)  # a range (pre-commit run --from-ref … --to-ref …): no git process otherwise
     if merges:
         found += across_merges(repo, merges, snap)
-    findings = [(f.hook, f.path, str(f)) for f in found]
+    findings: Found = [(f.hook, f.path, str(f)) for f in found]
     wanted = {name for name in files if name.startswith(prefix)}
     if hook == EVERY.id:  # every check's findings, the per-file ones for the files given; no other hook to tell
         skipped = skips()

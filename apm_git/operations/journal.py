@@ -11,6 +11,7 @@ from apm_git.model.entry_id import entry_id, slugify
 from apm_git.model.fitness import VALUES, Fitness
 from apm_git.model.records import parse, ready_to_append, render_record
 from apm_git.model.titles import default_title
+from apm_git.model.vocabulary import DecisionValue, EntryKind
 from apm_git.store.repo import MemoryRepo
 
 
@@ -51,10 +52,10 @@ def append_record(
     new_file: str,
     text: str,
     *,
-    kind: str,
+    kind: EntryKind,
     title: str | None = None,
     tags: list[str] | None = None,
-    value: str = "MEDIUM",
+    value: DecisionValue = "MEDIUM",
 ) -> JournalEntry:
     """Append a record dated today to the memory file `rel` (made from `new_file` when absent).
 

@@ -15,10 +15,11 @@ from apm_git import git
 from apm_git.checks import append_only, no_loss
 from apm_git.checks.run import run_checks
 from apm_git.checks.snapshot import Finding, Snapshot
+from apm_git.model.vocabulary import CheckId
 from apm_git.operations.gather import INDEX, WORKTREE, Sides, gather
 from apm_git.store.repo import MemoryRepo
 
-CHECKS = (append_only.ID, no_loss.ID)
+CHECKS: tuple[CheckId, ...] = (append_only.ID, no_loss.ID)
 
 
 def merge_commits(repo: MemoryRepo, sides: Sides) -> list[tuple[str, list[str]]]:

@@ -2,20 +2,22 @@
 from __future__ import annotations
 
 import dataclasses
+from typing import Final
 
 from apm_git.model.config import Load
+from apm_git.model.vocabulary import LoadRole
 from apm_git.store import tokens
 from apm_git.store.session import Held
 
 CORE = ("P0", "P1", "P2")
-CONVENTIONS = "conventions"
+CONVENTIONS: Final = "conventions"
 MIN_CUT = 40  # tokens: a cut that keeps less than this is not worth loading
 
 
 @dataclasses.dataclass
 class LoadedFile:
     path: str  # repo-relative
-    role: str  # index, routed, conventions, journal, L1, L2
+    role: LoadRole
     priority: str | None
     tokens: int
     file_tokens: int  # the whole file's count; more than `tokens` when it was cut
@@ -27,7 +29,7 @@ class LoadedFile:
 @dataclasses.dataclass(frozen=True)
 class SkippedFile:
     path: str
-    role: str
+    role: LoadRole
     priority: str | None
     reason: str
 
@@ -47,7 +49,7 @@ class Breaker:
         self.skipped: list[SkippedFile] = []
         self.tripped: str | None = None
 
-    def offer(self, path: str, text: str, role: str, priority: str | None = None) -> LoadedFile | None:
+    def offer(self, path: str, text: str, role: LoadRole, priority: str | None = None) -> LoadedFile | None:
         if self.tripped is not None:
             self.skipped.append(SkippedFile(path, role, priority, f"not loaded: the circuit breaker tripped at "
                                                                   f"{self.tripped}"))
@@ -69,7 +71,9 @@ class Breaker:
                f"tokens) to stay within the budget of {self.budget}")
         return self._take(LoadedFile(path, role, priority, fit.tokens, full, fit.text, cut))
 
-    def offer_within(self, path: str, text: str, role: str, limit: int, why: str | None = None) -> LoadedFile | None:
+    def offer_within(
+        self, path: str, text: str, role: LoadRole, limit: int, why: str | None = None,
+    ) -> LoadedFile | None:
         """Load `text` whole or, when it passes `limit` (a level's share of the budget), cut to fit;
         never trips the breaker, so the next level still gets its share."""
         full = self.counter.count(text)
@@ -87,7 +91,7 @@ class Breaker:
                                                           f"tokens left of its share"))
         return None
 
-    def offer_if_room(self, path: str, text: str, role: str, why: str | None = None) -> LoadedFile | None:
+    def offer_if_room(self, path: str, text: str, role: LoadRole, why: str | None = None) -> LoadedFile | None:
         """Load `text` whole when it fits what is left of the budget; otherwise skip it (a later, smaller
         one may still fit)."""
         full = self.counter.count(text)
@@ -113,7 +117,7 @@ class Discipline:
         self.limits = limits
         self.held = list(held)
 
-    def refusal(self, path: str, priority: str | None, role: str) -> str | None:
+    def refusal(self, path: str, priority: str | None, role: LoadRole) -> str | None:
         if any(item.path == path for item in self.held):
             return None
         if role == CONVENTIONS:
@@ -132,6 +136,6 @@ class Discipline:
         return (f"discipline: this session already holds {len(taken)} {what} (limit {limit}: "
                 f"{', '.join(taken)}); start a new session or switch scope to reset")
 
-    def hold(self, path: str, priority: str | None, role: str) -> None:
+    def hold(self, path: str, priority: str | None, role: LoadRole) -> None:
         if all(item.path != path for item in self.held):
             self.held.append(Held(path, priority, role))

@@ -8,7 +8,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 from collections.abc import Collection
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 from apm_git.dreaming.execute import Changes, budget_problems, execute_deep_sleep, rescored, validate
 from apm_git.dreaming.importing import ImportPlan, execute_import, import_json, import_trailers
@@ -44,7 +44,7 @@ class DeepSleep:
     """Stage 2: promote journal items into the category files; archive old journals (docs/design.md 6)."""
 
     plan_data: Any = None  # an edited `deep-sleep --plan`, checked before it is carried out
-    name: ClassVar[str] = "deep-sleep"
+    name: ClassVar[Literal["deep-sleep"]] = "deep-sleep"
     leaves_out: ClassVar[bool] = True
 
     def plan(self, repo: MemoryRepo, today: dt.date, left: Collection[str]) -> Planned:
@@ -68,10 +68,7 @@ class DeepSleep:
         which checking it needed (a computed plan keeps to the budgets by construction)."""
         if self.plan_data is None:
             return plan_deep_sleep(memory, today, repo.config), None
-        try:
-            plan = deep_sleep_from_json(self.plan_data, repo.memory_prefix, today)
-        except PlanRefused as error:
-            raise PlanRefused(f"plan refused, nothing was changed: {error}") from None
+        plan = deep_sleep_from_json(self.plan_data, repo.memory_prefix, today)
         changes = None
         problems = validate(plan, memory, repo.config)
         if not problems:
@@ -102,7 +99,7 @@ class Rem:
     """Stage 3: the survival merge over the category files and the groups' experience (docs/design.md 6)."""
 
     fresh: frozenset[str] = frozenset()  # ids promoted earlier in the same `dream`, never archived by this run
-    name: ClassVar[str] = "rem"
+    name: ClassVar[Literal["rem"]] = "rem"
     leaves_out: ClassVar[bool] = True
 
     def plan(self, repo: MemoryRepo, today: dt.date, left: Collection[str]) -> Planned:
@@ -147,7 +144,7 @@ class Import:
     """`import --apply`: free-form dated sections and session notes become records, in place (docs/sections.md)."""
 
     chosen: ImportPlan  # as printed by `import --plan`, possibly edited
-    name: ClassVar[str] = "import"
+    name: ClassVar[Literal["import"]] = "import"
     leaves_out: ClassVar[bool] = False  # a chosen section in a withheld file stops the run (`commit_stage`)
 
     def plan(self, repo: MemoryRepo, today: dt.date, left: Collection[str]) -> Planned:

@@ -16,10 +16,12 @@ from collections.abc import Mapping, Sequence
 from apm_git import clock, git
 from apm_git.dreaming.plan import RemPlan, rem_trailers
 from apm_git.dreaming.plan_rem import RemOutcome, plan_budget
-from apm_git.errors import StateError
+from apm_git.errors import ConfigError, StateError
 from apm_git.model import dated, names
 from apm_git.model import trailers as trailer_model
+from apm_git.model.config import CONFIG_FILE, Config
 from apm_git.model.records import count_lines
+from apm_git.model.vocabulary import SyncStep
 from apm_git.store import landing
 from apm_git.store.repo import MemoryRepo
 
@@ -30,11 +32,20 @@ MERGE_DRIVER = "apm-memory"  # the merge driver `.gitattributes` names for the m
 
 
 @dataclasses.dataclass
+class OverBudget:
+    """A journal the merge put over its line budget: the union of both sides' items, left whole."""
+
+    path: str  # repo-relative
+    lines: int
+    budget: int
+
+
+@dataclasses.dataclass
 class Integrated:
     """One fetched commit brought into the local branch."""
 
     source: str  # `origin/main`
-    kind: str  # "fast-forward" or "merge"
+    kind: SyncStep
     commit: str  # the local branch after it
     incoming: str  # the fetched commit
     backup: str | None = None  # the ref naming the local branch as it was, before a merge
@@ -42,6 +53,9 @@ class Integrated:
     archived: list[str] = dataclasses.field(default_factory=list)  # `<id> <from> -> <to> (score N)`: for a budget
     unmerged: list[str] = dataclasses.field(default_factory=list)  # files left to git's line merge, with a conflict
     left: list[str] = dataclasses.field(default_factory=list)  # work-tree files changed meanwhile, left as they were
+    notes: list[str] = dataclasses.field(default_factory=list)  # warnings: the merged apm.yaml did not read, …
+    # journals the merge put over their line budget (`budgets: journal:`): no merge step may shorten a journal
+    journals_over_budget: list[OverBudget] = dataclasses.field(default_factory=list)
 
 
 def integrate(repo: MemoryRepo, head: str, theirs: str, source: str) -> Integrated | None:
@@ -65,13 +79,15 @@ def merge(repo: MemoryRepo, head: str, theirs: str, source: str) -> Integrated:
     memory = repo.memory_prefix
     (base_files, base_blobs), (ours_files, ours_blobs), (theirs_files, theirs_blobs) = (
         read_memory(repo, rev) if rev else ({}, {}) for rev in (base, head, theirs))
-    outcome = merge_memory(base_files, ours_files, theirs_files, memory_dir=memory,
-                           append_only=repo.config.append_only)
+    # The merged tree's apm.yaml decides the budgets, the routing and the append-only files of the merge.
+    config, note = merged_config(repo, tree)
+    merged_repo = repo if config is repo.config else dataclasses.replace(repo, config=config)
+    outcome = merge_memory(base_files, ours_files, theirs_files, memory_dir=memory, append_only=config.append_only)
     files = dict(outcome.files)
-    budget = within_budgets(repo, files, ours_files, theirs_files)
+    budget = within_budgets(merged_repo, files, ours_files, theirs_files)
     index = repo.repo_path(names.INDEX)
     if index in outcome.rebuild or budget.plan.archivals or outcome.conflicts:  # its rows, or its Conflicts section
-        files[index] = merged_index(repo, files, ours_files.get(index))
+        files[index] = merged_index(merged_repo, files, ours_files.get(index))
     lost = lost_entries(base_files, ours_files, theirs_files, files, memory_dir=memory)
     if lost:
         raise StateError(
@@ -103,7 +119,36 @@ def merge(repo: MemoryRepo, head: str, theirs: str, source: str) -> Integrated:
     backup = write_backup(repo, head)
     left = land_tree(repo, head, built.commit, text.split("\n", 1)[0], env=env)
     return Integrated(source, "merge", built.commit, theirs, backup, conflicts, [value for _, value in archives],
-                      list(outcome.unmerged), left)
+                      list(outcome.unmerged), left, [note] if note else [],
+                      journals_over(merged_repo, files, ours_files, theirs_files))
+
+
+def merged_config(repo: MemoryRepo, tree: str) -> tuple[Config, str | None]:
+    """The settings of the merged tree's apm.yaml (git's merge of both sides' files), and None; the local
+    settings and why, when that file is missing, does not read, or moves the memory dir."""
+    spec = f"{tree}:{CONFIG_FILE}"
+    data = git.cat_files(repo.root, [spec]).get(spec)
+    if data is None:
+        return repo.config, f"the merge has no {CONFIG_FILE}: its budgets are those of the local {CONFIG_FILE}"
+    try:
+        if data == (repo.root / CONFIG_FILE).read_bytes():
+            return repo.config, None  # the same file: parsed already
+    except OSError:
+        pass
+    from apm_git.store.config import parse_config
+
+    try:
+        config = parse_config(data.decode("utf-8"))
+    except UnicodeDecodeError as error:
+        problem = f"is not valid UTF-8 (byte {error.start})"
+    except ConfigError as error:
+        problem = f"does not read ({error})"
+    else:
+        if config.memory_dir == repo.config.memory_dir:
+            return config, None
+        problem = f"moves memory_dir to {config.memory_dir!r}"
+    return repo.config, (f"the merged {CONFIG_FILE} {problem}: the merge used the budgets and routing of the local "
+                         f"{CONFIG_FILE}; fix {CONFIG_FILE} and commit it")
 
 
 def within_budgets(
@@ -114,7 +159,8 @@ def within_budgets(
 
     A file is taken when it is one REM scores (a category file, a group's experience.md), its merged
     text is over its budget, and at least one side met the budget: a file both sides already had over
-    its budget was not put there by the merge, and is left to REM (and to lint) as it was."""
+    its budget was not put there by the merge, and is left to REM (and to lint) as it was.  The budgets
+    and routing are `repo.config`: `merge` passes the settings of the merged apm.yaml."""
     config = repo.config
     scored = {*config.routing.values()}
     texts = {}
@@ -137,6 +183,27 @@ def within_budgets(
     for rel, text in outcome.writes.items():
         files[repo.repo_path(rel)] = text
     return outcome
+
+
+def journals_over(
+    repo: MemoryRepo, files: Mapping[str, str | None], ours: Mapping[str, str], theirs: Mapping[str, str],
+) -> list[OverBudget]:
+    """The journals the merge put over their line budget: over it in `files`, within it (or absent) on at
+    least one side, and not one side's text unchanged.  Deep sleep promotes a journal's items and REM never
+    archives them, so the merge keeps every item and reports the file: the journal budget of a memory
+    several agents write is a setting sized for them (docs/sync.md)."""
+    found = []
+    for path, text in sorted(files.items()):
+        rel = repo.memory_rel(path)
+        if text is None or rel is None or dated.journal_date(rel) is None:
+            continue
+        budget = repo.config.budget_for(rel)
+        lines = count_lines(text)
+        if budget is None or lines <= budget or text in (ours.get(path), theirs.get(path)):
+            continue
+        if any(side.get(path) is None or count_lines(side[path]) <= budget for side in (ours, theirs)):
+            found.append(OverBudget(path, lines, budget))
+    return found
 
 
 def budget_note(plan: RemPlan, prefix: str) -> str | None:

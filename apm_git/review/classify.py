@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from typing import Final
 
 from apm_git.checks.entries import NAMING_FIELDS, Place, named_ids
 from apm_git.checks.snapshot import CATEGORY, EXPERIENCE, JOURNAL, file_kind
@@ -19,24 +20,22 @@ from apm_git.model import names
 from apm_git.model import trailers as trailer_model
 from apm_git.model.config import Config
 from apm_git.model.records import OPTIONAL_FIELDS, Block, Record, RecordFile, count_lines, parse, strip_eol
+from apm_git.model.vocabulary import ENTRY_STATUSES, EntryStatus, FileStatus, SectionStatus
 from apm_git.review.words import Piece, word_diff
 
-# What happened to an entry, in the order a reviewer reads them (loss first).
-LOSS = "loss"
-ADDED = "added"
-IMPORTED = "imported"
-EDITED = "edited"
-PROVEN = "proven"
-PROMOTED = "promoted"
-MOVED = "moved"
-ARCHIVED = "archived"
-SUPERSEDED = "superseded"
-MERGED = "merged"
-FORGOTTEN = "forgotten"
-REMOVED = "removed"
-ENTRY_STATUSES = (LOSS, ADDED, IMPORTED, EDITED, PROVEN, PROMOTED, MOVED, ARCHIVED, SUPERSEDED, MERGED,
-                  FORGOTTEN, REMOVED)
-SECTION_STATUSES = ("added", "removed", "changed", "moved")
+# What happened to an entry (model/vocabulary.py EntryStatus, in the order a reviewer reads them: loss first).
+LOSS: Final = "loss"
+ADDED: Final = "added"
+IMPORTED: Final = "imported"
+EDITED: Final = "edited"
+PROVEN: Final = "proven"
+PROMOTED: Final = "promoted"
+MOVED: Final = "moved"
+ARCHIVED: Final = "archived"
+SUPERSEDED: Final = "superseded"
+MERGED: Final = "merged"
+FORGOTTEN: Final = "forgotten"
+REMOVED: Final = "removed"
 PREAMBLE = ""  # the heading of the text before a file's first `## ` heading
 FITNESS_KEYS = ("last_referenced", "hit_count", "decision_value")
 # `Source: heading "## 2026-05-18 — Title"`, and after deep sleep `; memory/2026-05-18.md` (the journal)
@@ -47,7 +46,7 @@ _SOURCE_HEADING = re.compile(r'heading "(.*)"(?:; [^"]*)?')
 class FileChange:
     """One changed file (repository-relative paths) and its text on each side (None: absent or unreadable)."""
 
-    status: str  # added, deleted, modified, renamed
+    status: FileStatus
     path: str  # where it is on the new side (where it was, when deleted)
     old_path: str | None  # where it was on the base side (None: added)
     before: str | None
@@ -68,7 +67,7 @@ class FieldChange:
 class EntryChange:
     id: str
     title: str
-    status: str  # one of ENTRY_STATUSES
+    status: EntryStatus
     source: str | None  # the file it was in (None: added)
     target: str | None  # the file it is in (None: it left the memory files)
     line: int  # its line in `target`, else in `source`
@@ -80,7 +79,7 @@ class EntryChange:
 class SectionChange:
     file: str
     heading: str  # the `## ` line as written; PREAMBLE for the text before the first heading
-    status: str  # one of SECTION_STATUSES
+    status: SectionStatus
     source: str | None  # the file it came from, when moved
     lines_before: int
     lines_after: int
@@ -90,7 +89,7 @@ class SectionChange:
 class FileSummary:
     path: str
     old_path: str | None
-    status: str  # added, deleted, modified, renamed
+    status: FileStatus
     lines_before: int | None
     lines_after: int | None
     budget: int | None
@@ -233,6 +232,7 @@ def _both(entry: str, old: tuple[str, Record], new: tuple[str, Record], kinds: _
         return None
     changes = field_changes(was, now)
     detail = ""
+    status: EntryStatus
     if source != target and kinds.archived(target) and not kinds.archived(source):
         newer = facts.superseded_by.get(entry) or (now.field("Superseded-by") or "").split(" ")[0]
         if newer and was.field("Superseded-by") is None:
@@ -253,7 +253,7 @@ def _both(entry: str, old: tuple[str, Record], new: tuple[str, Record], kinds: _
 
 def _gone(entry: str, source: str, was: Record, facts: TrailerFacts, lost: Mapping[str, tuple[str, int]],
           places: Mapping[str, Sequence[Place]], naming: Mapping[str, tuple[str, str]]) -> EntryChange:
-    def change(status: str, detail: str, target: str | None = None) -> EntryChange:
+    def change(status: EntryStatus, detail: str, target: str | None = None) -> EntryChange:
         return EntryChange(entry, was.title, status, source, target, was.line_no, detail)
 
     if entry in lost:

@@ -13,6 +13,7 @@ from apm_git import git
 from apm_git.errors import ConfigError, UsageError
 from apm_git.model.config import CONFIG_FILE, Config
 from apm_git.model.limits import MAX_FILE_BYTES, megabytes
+from apm_git.model.vocabulary import FileStatus
 from apm_git.operations.gather import INDEX, WORKTREE, Sides
 from apm_git.review.classify import FileChange
 from apm_git.review.commits import check_range
@@ -21,6 +22,7 @@ from apm_git.store.repo import MemoryRepo
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"  # git's empty tree: the base before the first commit
 ZERO = "0" * 40
+FILE_STATUSES: dict[str, FileStatus] = {"A": "added", "D": "deleted", "R": "renamed"}  # git's letters; else modified
 
 
 @dataclasses.dataclass(frozen=True)
@@ -87,7 +89,7 @@ def changed_files(repo: MemoryRepo, sides: Sides) -> list[FileChange]:
         if change.status != "D":
             data = blobs.get(change.new_blob) if change.new_blob != ZERO else _read(repo, change.path, notes)
             after = _text(data, notes, "new side")
-        status = {"A": "added", "D": "deleted", "R": "renamed"}.get(change.status, "modified")
+        status: FileStatus = FILE_STATUSES.get(change.status, "modified")
         if change.status == "C":  # a copy: its source stays, so it is an added file
             status, old_path, before = "added", None, None
         if status == "modified" and before is not None and before == after:

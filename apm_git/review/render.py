@@ -6,6 +6,7 @@ import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from apm_git.model.vocabulary import ENTRY_STATUSES
 from apm_git.review import classify as cl
 from apm_git.review.commits import COUNTED, CommitInfo
 from apm_git.review.shape import over_budget
@@ -28,7 +29,7 @@ FORGET_HINT = "restore it, move it to the archive, or delete it deliberately wit
 def headline(review: Review) -> str:
     """`3 added, 2 edited, …` — the counts of what happened, loss first, zeros left out."""
     parts = [f"{review.count(status)} {'LOST' if status == cl.LOSS else status}"
-             for status in cl.ENTRY_STATUSES if review.count(status)]
+             for status in ENTRY_STATUSES if review.count(status)]
     sections = len(review.sections)
     if sections:
         parts.append(f"{sections} section{'s' if sections != 1 else ''} changed")
@@ -208,7 +209,7 @@ def diff_markdown(review: Review, *, limit: int = MARKDOWN_LIMIT, command: str =
                                    for entry in review.lost])
         out.write(f"\nFor each: {FORGET_HINT}.\n\n")
     groups = [(status, [entry for entry in review.entries if entry.status == status])
-              for status in cl.ENTRY_STATUSES if status != cl.LOSS]
+              for status in ENTRY_STATUSES if status != cl.LOSS]
     groups = [(status, entries) for status, entries in groups if entries]
     if groups:
         out.write("#### Entries\n\n")

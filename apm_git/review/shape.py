@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from apm_git.model.vocabulary import ENTRY_STATUSES, SECTION_STATUSES
 from apm_git.review import classify as cl
 from apm_git.review.commits import COUNTED, CommitInfo
 
@@ -30,9 +31,9 @@ def diff_json(review: Review) -> dict[str, Any]:
 
 def summary(review: Review) -> dict[str, Any]:
     return {
-        "entries": {status: review.count(status) for status in cl.ENTRY_STATUSES},
+        "entries": {status: review.count(status) for status in ENTRY_STATUSES},
         "sections": {status: sum(1 for section in review.sections if section.status == status)
-                     for status in cl.SECTION_STATUSES},
+                     for status in SECTION_STATUSES},
         "files": len(review.files),
         "over_budget": sum(1 for file in review.files if over_budget(file)),
         "commits": len(review.commits),

@@ -13,6 +13,7 @@ from typing import Any
 from apm_git import __version__
 from apm_git.errors import ConfigError
 from apm_git.model.config import (
+    BUDGET,
     CONFIG_FILE,
     DEFAULT_APPEND_ONLY,
     DEFAULT_BUDGETS,
@@ -24,24 +25,19 @@ from apm_git.model.config import (
     Journals,
     Load,
     Rem,
+    Rule,
+    Share,
+    Whole,
+    rule_of,
 )
 from apm_git.model.dated import JOURNAL_NAME
 from apm_git.model.names import INDEX, memory_rel
 from apm_git.model.pathglob import glob_match
 from apm_git.store import cache
 
-OFFLINE_ENCODINGS = ("cl100k_base",)
 MAX_CONFIG_BYTES = 256 * 1024  # apm.yaml holds a few settings
 
 
-_AT_LEAST_ONE = frozenset({"every_days", "look_back_days", "proven_hits", "idle_minutes"})
-# Upper bounds, so that no value overflows the date arithmetic it feeds (a date is at most
-# year 9999) or asks for more than a machine has; each is far past any sensible setting.
-MAX_DAYS = 36_500  # a century
-_DAY_SETTINGS = frozenset({"every_days", "look_back_days", "archive_after_days", "unreferenced_days",
-                           "proven_unreferenced_days"})
-_MAXIMUM = {"idle_minutes": 525_600, "memory_budget": 10_000_000}  # a year; far past any context window
-MAX_NUMBER = 1_000_000
 _SECTIONS: dict[str, type[Any]] = {
     "deep_sleep": DeepSleep,
     "rem": Rem,
@@ -124,33 +120,28 @@ class _Reader:
         return ConfigError(f"{CONFIG_FILE}:{line}: {dotted} {message}; fix the file")
 
     def config(self) -> Config:
-        values: dict[str, Any] = {}
-        known = {field.name for field in dataclasses.fields(Config)}
-        for key, value in self.data.items():
+        fields = dataclasses.fields(Config)
+        known = {field.name for field in fields}
+        for key in self.data:
             if key not in known:
                 raise self.fail(self.data, key, str(key), f"is not a setting (known: {', '.join(sorted(known))})")
-            values[key] = value
-        memory_dir = self.memory_dir(values.get("memory_dir", "memory"))
+        memory_dir = self.memory_dir(self.data.get("memory_dir", "memory"))
         result: dict[str, Any] = {"memory_dir": memory_dir}
-        if "budgets" in values:
-            result["budgets"] = self.budgets(values["budgets"], memory_dir)
-        if "memory_budget" in values:
-            result["memory_budget"] = self.integer(self.data, "memory_budget", "memory_budget", minimum=1)
-        if "encoding" in values:
-            encoding = values["encoding"]
-            if encoding not in OFFLINE_ENCODINGS:
-                raise self.fail(
-                    self.data, "encoding", "encoding",
-                    f"must be one of the encodings shipped for offline use: {', '.join(OFFLINE_ENCODINGS)}",
-                )
-            result["encoding"] = encoding
-        if "append_only" in values:
-            result["append_only"] = self.patterns(values["append_only"], memory_dir)
-        for name, section in _SECTIONS.items():
-            if name in values:
-                result[name] = self.section(name, section)
-        if "routing" in values:
-            result["routing"] = self.routing(values["routing"], result.get("append_only", DEFAULT_APPEND_ONLY))
+        for field in fields:  # in the order Config declares them
+            name, rule = field.name, rule_of(field)
+            if name not in self.data or name == "memory_dir":
+                continue
+            if rule is not None:
+                result[name] = self.checked(self.data, name, name, rule)
+            elif name in _SECTIONS:
+                result[name] = self.section(name, _SECTIONS[name])
+            elif name == "budgets":
+                result[name] = self.budgets(self.data[name], memory_dir)
+            elif name == "append_only":
+                result[name] = self.patterns(self.data[name], memory_dir)
+            else:
+                assert name == "routing", name
+                result[name] = self.routing(self.data[name], result.get("append_only", DEFAULT_APPEND_ONLY))
         return Config(**result)
 
     def memory_dir(self, value: Any) -> str:
@@ -165,13 +156,13 @@ class _Reader:
                             "must not be inside .git (git never tracks files there): name a folder of the work tree")
         return clean
 
-    def integer(self, node: Any, key: str, dotted: str, *, minimum: int = 0) -> int:
+    def checked(self, node: Any, key: str, dotted: str, rule: Rule) -> Any:
+        """`node[key]`, which must keep `rule` (a whole number comes back an int, a share a float)."""
         value = node[key]
-        maximum = MAX_DAYS if key in _DAY_SETTINGS else _MAXIMUM.get(key, MAX_NUMBER)
-        if isinstance(value, bool) or not isinstance(value, int) or not minimum <= value <= maximum:
-            shown = repr(value) if isinstance(value, (int, float, str)) and len(repr(value)) <= 40 else "…"
-            raise self.fail(node, key, dotted, f"must be a whole number from {minimum} to {maximum} (got {shown})")
-        return int(value)
+        problem = rule.problem(value)
+        if problem is not None:
+            raise self.fail(node, key, dotted, problem)
+        return float(value) if isinstance(rule, Share) else int(value) if isinstance(rule, Whole) else value
 
     def budgets(self, node: Any, memory_dir: str) -> dict[str, int]:
         if not isinstance(node, dict):
@@ -182,7 +173,7 @@ class _Reader:
             if node[key] is None:
                 budgets.pop(pattern, None)
                 continue
-            budgets[pattern] = self.integer(node, key, f"budgets.{key}", minimum=1)
+            budgets[pattern] = self.checked(node, key, f"budgets.{key}", BUDGET)
         return budgets
 
     def patterns(self, node: Any, memory_dir: str) -> tuple[str, ...]:
@@ -197,17 +188,10 @@ class _Reader:
         fields = {field.name: field for field in dataclasses.fields(section)}
         values: dict[str, Any] = {}
         for key in node:
-            if key not in fields:
+            rule = rule_of(fields[key]) if key in fields else None
+            if rule is None:
                 raise self.fail(node, key, f"{name}.{key}", f"is not a setting (known: {', '.join(fields)})")
-            if fields[key].type in ("float", float):
-                value = node[key]
-                if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
-                    shown = repr(value) if isinstance(value, (int, float, str)) and len(repr(value)) <= 40 else "…"
-                    raise self.fail(node, key, f"{name}.{key}", f"must be a number from 0 to 1 (got {shown})")
-                values[key] = float(value)
-            else:
-                minimum = 1 if key in _AT_LEAST_ONE else 0
-                values[key] = self.integer(node, key, f"{name}.{key}", minimum=minimum)
+            values[key] = self.checked(node, key, f"{name}.{key}", rule)
         return section(**values)
 
     def routing(self, node: Any, append_only: tuple[str, ...]) -> dict[str, str]:

@@ -7,6 +7,7 @@ from apm_git.errors import UsageError
 from apm_git.model.config import CONFIG_FILE
 from apm_git.model.groups import check_group_name
 from apm_git.model.names import FLUSH_STATE, GROUP_NAMES, GROUPS
+from apm_git.model.vocabulary import ScopeKind
 from apm_git.store import layout
 from apm_git.store.repo import MemoryRepo
 from apm_git.store.state import group_names, resolve_room
@@ -14,7 +15,7 @@ from apm_git.store.state import group_names, resolve_room
 
 @dataclasses.dataclass(frozen=True)
 class Scope:
-    kind: str  # "all", "main" or "group"
+    kind: ScopeKind
     group: str | None = None
 
     def __str__(self) -> str:
@@ -42,8 +43,10 @@ class Scope:
 
 
 def parse_scope(text: str) -> Scope:
-    if text in ("all", "main"):
-        return Scope(text)
+    if text == "all":
+        return Scope("all")
+    if text == "main":
+        return Scope("main")
     if text.startswith("group:"):
         return Scope("group", check_group_name(text[len("group:"):]))
     raise UsageError(f"unknown scope {text!r}; use all, main or group:NAME")

@@ -190,7 +190,7 @@ def test_status_reports_the_exact_fix_for_a_broken_hook(layout: tuple[Path, Memo
     memory.root.rename(moved)  # the memory repository moved away after install
     ran = run_apm("hooks", "status", "--json", cwd=project)
     assert ran.exit_code == 1
-    (place,) = [place for place in json.loads(ran.stdout) if place["where"] == "project"]
+    (place,) = [place for place in json.loads(ran.stdout)["places"] if place["where"] == "project"]
     assert {check["event"] for check in place["hooks"]} == {"SessionStart", "PreCompact", "SessionEnd"}
     for check in place["hooks"]:
         assert not check["passed"]

@@ -10,6 +10,7 @@ import anyio
 import pytest
 
 from apm_git.store.repo import MemoryRepo
+from tests.cli.test_json_schemas import validator
 
 mcp = pytest.importorskip("mcp")
 from mcp import ClientSession, StdioServerParameters  # noqa: E402
@@ -60,7 +61,10 @@ def test_a_real_mcp_session_calls_every_tool(repo: MemoryRepo, tmp_path: Path) -
     assert seen["flush"]["commit"]
     assert seen["added"]["entry_id"] in {hit["entry_id"] for hit in seen["search"]["hits"]}
     assert seen["hit"]["hits"][0]["hit_count"] == 1
-    assert any(event["commit"].startswith(seen["flush"]["commit"][:7]) for event in seen["history"])
+    assert any(event["commit"].startswith(seen["flush"]["commit"][:7]) for event in seen["history"]["events"])
+    for key, schema in (("added", "journal-add"), ("flush", "flush"), ("search", "search"), ("hit", "hit"),
+                        ("history", "history"), ("status", "status")):
+        assert not list(validator(schema).iter_errors(seen[key])), key  # the same JSON as the CLI's --json
     assert "Nightly export token rotation" in seen["load"] or "INDEX.md" in seen["load"]
     assert "files" in seen["status"]
     for bad in ("bad_args", "bad_kind", "bad_id"):

@@ -93,7 +93,7 @@ def test_hooks_status_reports_the_timers(repo: MemoryRepo, tmp_path: Path) -> No
     assert f"timer (systemd): {units}" in ran.stdout and f"timer (cron): {table}" in ran.stdout
     assert ran.stdout.count("systemctl --user daemon-reload && systemctl --user enable --now apm-git-") == 2
     cron = [place for place in json.loads(run_apm("hooks", "status", "--json", "--no-run", cwd=tmp_path,
-                                                  env=env).stdout) if place["where"] == "timer (cron)"]
+                                                  env=env).stdout)["places"] if place["where"] == "timer (cron)"]
     assert [(check["event"], check["passed"]) for check in cron[0]["hooks"]] == [("flush", True), ("dream", True)]
 
     wants = units / "timers.target.wants"

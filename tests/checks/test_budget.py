@@ -32,3 +32,19 @@ def test_journals_groups_and_overrides_from_apm_yaml() -> None:
 
 def test_a_last_line_without_a_line_end_counts() -> None:
     assert findings(snapshot({}, {"people.md": lines(100) + "one more"}), HOOK)
+
+
+def test_a_journal_over_its_budget_points_at_deep_sleep_and_the_journal_budget_not_at_rem() -> None:
+    (finding,) = findings(snapshot({}, {"2026-04-06.md": lines(130)}), HOOK)
+    assert finding.path == "memory/2026-04-06.md" and finding.line == 101
+    assert finding.message.startswith("130/100 lines: over its line budget by 30; deep sleep promotes its items")
+    assert "`apm-git deep-sleep`" in finding.message
+    assert "a memory several agents share" in finding.message
+    assert finding.message.endswith("`budgets` -> `journal` in apm.yaml")
+    assert "apm-git rem" not in finding.message  # REM never scores or archives a journal's items
+
+
+def test_a_journal_within_a_budget_raised_for_many_writers_passes() -> None:
+    config = parse_config("budgets:\n  journal: 400\n")
+    assert findings(snapshot({}, {"2026-04-06.md": lines(399)}, config=config), HOOK) == []
+    assert config.budget_for("2026-04-06.md") == 400

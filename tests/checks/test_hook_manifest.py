@@ -10,6 +10,7 @@ from ruamel.yaml import YAML
 from apm_git.checks.manifest import EVERY, HOOK_IDS, HOOKS, manifest_hook
 from apm_git.checks.manifest import MANIFEST as DECLARED
 from apm_git.checks.run import CHECKS
+from apm_git.model.vocabulary import CHECK_IDS
 
 ROOT = Path(__file__).resolve().parents[2]
 MANIFEST = ROOT / ".pre-commit-hooks.yaml"
@@ -21,6 +22,7 @@ def test_the_manifest_is_what_the_code_declares() -> None:
         "apm-budget", "apm-record-format", "apm-append-only", "apm-no-loss", "apm-index-fresh", "apm-state-json",
         "apm-no-secrets",
     ]
+    assert sorted(HOOK_IDS) == sorted(CHECK_IDS)  # the Literal type of a finding's `hook` (model/vocabulary.py)
 
 
 def test_pre_commit_validates_the_manifest() -> None:

@@ -171,6 +171,7 @@ def test_plan_changes_nothing_and_an_edited_plan_is_applied(journals: MemoryRepo
     (lambda p: p["journals"].append({"from": "memory/2026-04-08.md", "to": "memory/archive/x.md"}),
      "a journal moves only to memory/archive/journals/2026-04-08.md"),
     (lambda p: p.update(promote="all"), "plan key 'promote' must be a list of objects"),
+    (lambda p: p["promote"][0].update(score=3), "promote[0] has unknown key(s) score; use id, from, to, reason"),
 ])
 def test_an_edited_plan_with_a_bad_id_or_target_is_refused_whole(
     journals: MemoryRepo, run_cli: Invoke, tmp_path: Path, edit: object, message: str,

@@ -16,7 +16,7 @@ from tests.records import record, write
 def rows(run_cli: Invoke, repo: MemoryRepo, entry_id: str) -> list[tuple[str, str, str, str, str | None]]:
     ran = run_cli("--repo", str(repo.root), "--json", "history", entry_id)
     assert ran.exit_code == 0, ran.stderr
-    return [(e["date"][:10], e["trigger"], e["what"], e["file"], e["source"]) for e in json.loads(ran.stdout)]
+    return [(e["date"][:10], e["trigger"], e["what"], e["file"], e["source"]) for e in json.loads(ran.stdout)["events"]]
 
 
 def test_history_follows_an_entry_from_journal_to_category_file_to_archive(

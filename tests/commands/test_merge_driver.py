@@ -1,12 +1,16 @@
 """`apm-git merge-driver` through a real `git merge` of two branches, registered by `apm-git init`."""
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path
+
+import pytest
 
 from apm_git.commands.init import init
 from apm_git.merge import lost_entries
 from apm_git.model.records import parse
+from tests.cli.test_json_schemas import validator
 from tests.conftest import Invoke, git
 
 
@@ -174,3 +178,45 @@ def test_a_git_merge_that_puts_a_file_over_its_budget_says_so_and_the_next_rem_s
     assert rem.exit_code == 0 and "archived 1" in rem.stdout, rem.stdout + rem.stderr
     lint = run_cli("--repo", str(root), "lint", "--from-ref", base, "--to-ref", "HEAD")
     assert lint.exit_code == 0, lint.stdout
+
+
+def test_json_names_the_budget_the_merge_passed(
+    tmp_path: Path, run_cli: Invoke, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    root = memory(tmp_path)
+    config = root / "apm.yaml"
+    config.write_text(config.read_text().replace("decisions.md: 200", "decisions.md: 22"))
+    text = (root / "memory/decisions.md").read_text()
+    base, ours, theirs = (tmp_path / name for name in ("O", "A", "B"))
+    base.write_text(text)
+    ours.write_text(text + rec("Ours new"))
+    theirs.write_text(text + rec("Theirs new"))
+    monkeypatch.chdir(root)  # as git runs the driver: apm.yaml is found from the work tree
+    ran = run_cli("--json", "merge-driver", str(base), str(ours), str(theirs), "memory/decisions.md")
+    assert ran.exit_code == 0, ran.stderr
+    data = json.loads(ran.stdout)
+    assert data["over_budget"] == {"lines": 26, "budget": 22}
+    assert not list(validator("merge-driver").iter_errors(data))
+
+
+def test_a_git_merge_that_puts_a_journal_over_its_budget_points_at_the_journal_budget_not_at_rem(
+    tmp_path: Path,
+) -> None:
+    root = memory(tmp_path)
+    config = root / "apm.yaml"
+    config.write_text(config.read_text().replace("  journal: 100\n", "  journal: 12\n"))
+    journal = "memory/2026-04-06.md"
+    (root / journal).write_text("# Journal 2026-04-06\n\n" + rec("Base item"))
+    git(root, "add", "--", journal)
+    git(root, "commit", "-qam", "a journal budget of 12 lines", "--no-verify")
+    git(root, "branch", "-f", "other")
+    text = (root / journal).read_text()  # 7 lines; 12 on each side, 17 merged
+    commit_on(root, "other", {journal: text + rec("Theirs item")})
+    commit_on(root, "main", {journal: text + rec("Ours item")})
+    ran = merge(root)
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert len((root / journal).read_text().splitlines()) == 17
+    assert (f"apm-git: WARNING: {journal} is over its line budget after this merge (17/12 lines): the union of both "
+            "sides' journals, kept whole (deep sleep promotes its items); a memory several agents share needs a "
+            "journal budget sized for them (`budgets` -> `journal` in apm.yaml)") in ran.stderr
+    assert "apm-git rem" not in ran.stderr

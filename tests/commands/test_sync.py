@@ -467,8 +467,11 @@ def decision(day: str, title: str, value: str = "MEDIUM") -> str:
             f"- Fitness: last_referenced={day}, hit_count=0, decision_value={value}\n- Body: {title}, and why.\n\n")
 
 
-def over_budget_by_a_merge(run_cli: Invoke, tmp_path: Path, url: str, budget: int = 30) -> tuple[Path, Path, str]:
-    """decisions.md with a budget of 30 lines: 25 on each side, 35 in their union."""
+def over_budget_by_a_merge(
+    run_cli: Invoke, tmp_path: Path, url: str, budget: int = 30, *, laptop_sets: int | None = None,
+) -> tuple[Path, Path, str]:
+    """decisions.md with a budget of 30 lines: 25 on each side, 35 in their union (with `laptop_sets`, the
+    laptop changes that budget in apm.yaml along with its two decisions)."""
     laptop = first_clone(tmp_path / "laptop", url)
     config = laptop / "apm.yaml"
     config.write_text(config.read_text().replace("decisions.md: 200", f"decisions.md: {budget}"))
@@ -478,6 +481,8 @@ def over_budget_by_a_merge(run_cli: Invoke, tmp_path: Path, url: str, budget: in
     assert sync(run_cli, laptop)[0] == 0
     base = git(laptop, "rev-parse", "HEAD").strip()
     server = clone(tmp_path / "server", url)
+    if laptop_sets is not None:
+        config.write_text(config.read_text().replace(f"decisions.md: {budget}", f"decisions.md: {laptop_sets}"))
     for root, side in ((laptop, "laptop"), (server, "server")):
         path = root / "memory" / "decisions.md"
         path.write_text(path.read_text() + decision("2026-05-01", f"Chosen on the {side}")

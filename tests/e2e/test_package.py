@@ -1,4 +1,4 @@
-"""A non-editable install works from any directory, with the templates inside the wheel."""
+"""A non-editable install works from any directory, with the templates and the JSON schemas inside the wheel."""
 from __future__ import annotations
 
 import subprocess
@@ -28,6 +28,8 @@ def test_wheel_ships_templates_and_runs_from_anywhere(tmp_path: Path) -> None:
     names = zipfile.ZipFile(wheel).namelist()
     assert "apm_git/templates/init/apm.yaml" in names
     assert "apm_git/templates/group/index.md" in names
+    shipped = {name for name in names if name.startswith("apm_git/schemas/")}
+    assert shipped == {f"apm_git/schemas/{path.name}" for path in (ROOT / "apm_git" / "schemas").glob("*.schema.json")}
     hook_script = zipfile.ZipFile(wheel).read(f"apm_git-{__version__}.data/scripts/apm-git-hook").decode()
     # a sh script, kept verbatim but for the stamp of the runner the wheel holds (hatch_build.py)
     assert hook_script == stamped((ROOT / "scripts" / "apm-git-hook").read_text(), STAMP)

@@ -10,7 +10,9 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 
-from sync_writers import Outcome, simulate
+from sync_writers import JOURNAL_BUDGET, Outcome, by_check, counted, simulate
+
+from tests.sync_helpers import git
 
 
 def check(outcome: Outcome) -> None:
@@ -35,3 +37,26 @@ def test_eight_writers_through_git_daemon_lose_nothing(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_one_branch_per_agent_by_path_loses_nothing(tmp_path: Path) -> None:
     check(simulate(tmp_path, writers=4, rounds=8, mode="per-agent", remote="path", seed=3))
+
+
+def test_findings_are_counted_by_check_with_journal_budgets_apart() -> None:
+    checks = by_check([("memory/2026-05-04.md", "apm-budget"), ("memory/decisions.md", "apm-budget"),
+                       ("memory/2026-05-05.md", "apm-budget"), ("memory/2026-05-05.md", "apm-record-format")])
+    assert checks == {JOURNAL_BUDGET: 2, "apm-budget": 1, "apm-record-format": 1}
+    assert counted(checks) == "apm-budget (journal) 2, apm-budget 1, apm-record-format 1"
+    assert counted({}) == "none"
+
+
+@pytest.mark.slow
+def test_a_journal_budget_is_committed_before_the_clones_and_its_findings_counted_apart(tmp_path: Path) -> None:
+    outcome = simulate(tmp_path, writers=3, rounds=6, mode="one-branch", remote="path", seed=5, journal_budget=12,
+                       check_history=False)
+    audit = outcome.audit
+    assert outcome.journal_budget == 12 and audit.lost == [] and audit.identical
+    clone = tmp_path / "w0"
+    first = git(clone, "rev-list", "--reverse", "HEAD").split()[1]  # the commit after `apm-git init`'s
+    assert "  journal: 12\n" in git(clone, "show", f"{first}:apm.yaml")
+    assert git(clone, "show", "--format=", "--name-only", first).split() == ["apm.yaml", "memory/flush-state.json"]
+    assert audit.longest_journal > 0
+    assert sum(audit.commit_by_check.values()) == len(audit.commit_findings)
+    assert (audit.longest_journal > 12) == (audit.commit_by_check.get(JOURNAL_BUDGET, 0) > 0)
