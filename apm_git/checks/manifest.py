@@ -7,13 +7,14 @@ Imported by the hook entry point on every commit, so it imports nothing.
 """
 from __future__ import annotations
 
-ENTRY = "apm-git-hook"
+ENTRY = "apm-git-hook"  # the sh script: answers six of seven separate hooks from the stored findings
+RUNNER = "apm-git-hook-run"  # the Python runner, which `apm-checks` starts directly
 
 
 class Hook:
     """One pre-commit hook: its id, a one-line description, and whether it checks the files it is given."""
 
-    __slots__ = ("description", "every", "files", "id", "per_file")
+    __slots__ = ("description", "every", "files", "id", "per_file", "program")
 
     def __init__(self, hook_id: str, description: str, *, per_file: bool, files: str = "", every: bool = False) -> None:
         self.id = hook_id
@@ -26,6 +27,7 @@ class Hook:
         # Every check at once: it is handed the files like a per-file hook (its per-file checks look
         # at them), and runs when none is staged too (a deletion, for the no-loss check).
         self.every = every
+        self.program = RUNNER if every else ENTRY  # one hook has nothing to share: no script before Python
 
     def options(self) -> dict[str, object]:
         """The pre-commit options of this hook, shared by the manifest and the config `init` writes."""
@@ -61,17 +63,18 @@ def manifest_hook(hook: Hook) -> dict[str, object]:
         "id": hook.id,
         "name": hook.id,
         "description": f"apm-git: fails when {hook.description}",
-        "entry": f"{ENTRY} {hook.id}",
+        "entry": f"{hook.program} {hook.id}",
         "language": "python",
         **files,
         **hook.options(),
     }
 
 
-def local_hook(hook: Hook, memory_dir: str, command: str = ENTRY) -> dict[str, object]:
+def local_hook(hook: Hook, memory_dir: str, command: str | None = None) -> dict[str, object]:
     """The hook as `apm-git init` writes it: `repo: local`, `language: system`, so it runs offline.
 
-    `command` runs `apm-git-hook` (see `apm_git.operations.precommit.hook_command`)."""
+    `command` runs the hook's program (see `apm_git.operations.precommit.hook_command`)."""
+    command = hook.program if command is None else command
     options = hook.options()
     files = {"files": f"^{_escape(memory_dir)}/{hook.files}"} if hook.per_file or hook.every else {}
     return {"id": hook.id, "name": hook.id, "entry": f"{command} {hook.id}", "language": "system", **files, **options}

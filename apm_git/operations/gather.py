@@ -19,7 +19,7 @@ from typing import NamedTuple
 from apm_git import git
 from apm_git.checks.entries import EntryIndex, summarize
 from apm_git.checks.snapshot import Change, Snapshot
-from apm_git.errors import UsageError
+from apm_git.errors import GitError, UsageError
 from apm_git.model import names
 from apm_git.model import trailers as trailer_model
 from apm_git.model.limits import MAX_FILE_BYTES
@@ -27,6 +27,7 @@ from apm_git.model.records import parse
 from apm_git.store import entry_cache
 from apm_git.store.repo import MemoryRepo, utf8_problem
 
+HEAD = "HEAD"
 INDEX = ":index"
 WORKTREE = ":worktree"
 FROM_ENV = "PRE_COMMIT_FROM_REF"
@@ -35,7 +36,7 @@ TEXT_SUFFIXES = (".md", ".json")  # files whose text must decode; others are ski
 
 
 class Sides(NamedTuple):
-    base: str | None  # a commit id; None before the first commit (everything is new)
+    base: str | None  # a commit id, or HEAD (see staged_sides); None before the first commit (everything is new)
     new: str  # INDEX, WORKTREE or a commit id
     base_name: str
     new_name: str
@@ -55,6 +56,15 @@ def resolve_sides(root: Path, *, from_ref: str | None = None, to_ref: str | None
         base = git.head(root)
     new_name = to_ref or ("the index" if new == INDEX else "the work tree")
     return Sides(base, new, from_ref or "HEAD", new_name)
+
+
+def staged_sides(root: Path) -> Sides:
+    """The index against HEAD, as a commit's hook compares them: `HEAD` left for the diff to resolve,
+    one git process less per commit (an unborn HEAD shows when that diff fails: `_changes`).  With
+    pre-commit's refs in the environment (a range), their commits, as `resolve_sides` finds them."""
+    if os.environ.get(FROM_ENV) or os.environ.get(TO_ENV):
+        return resolve_sides(root, default_new=INDEX)
+    return Sides(HEAD, INDEX, HEAD, "the index")
 
 
 def _commit(root: Path, ref: str, option: str) -> str:
@@ -252,7 +262,12 @@ def _changes(
         scoped = set(listing) if pathspecs == [repo.memory_prefix] else _in_scope(repo, pathspecs, listing)
         return [git.RawChange("A", zero, listing[path] or zero, path) for path in sorted(scoped)]
     if sides.new == INDEX:
-        return git.diff_raw(repo.root, "diff-index", "--cached", sides.base, pathspecs=pathspecs)
+        try:
+            return git.diff_raw(repo.root, "diff-index", "--cached", sides.base, pathspecs=pathspecs)
+        except GitError:
+            if sides.base != HEAD or git.head(repo.root) is not None:
+                raise
+            return _changes(repo, sides._replace(base=None), pathspecs, listing, untracked)  # the first commit
     if sides.new != WORKTREE:
         return git.diff_raw(repo.root, "diff-tree", "-r", sides.base, sides.new, pathspecs=pathspecs)
     changes = {change.path: change for change in git.diff_raw(repo.root, "diff-index", sides.base, pathspecs=pathspecs)}

@@ -57,13 +57,13 @@ def run_hook(hook: str, files: list[str], key: str | None) -> Found:
     from pathlib import Path
 
     from apm_git.checks.run import run_checks
-    from apm_git.operations.gather import INDEX, gather, resolve_sides
+    from apm_git.operations.gather import gather, staged_sides
     from apm_git.operations.lint_merges import across_merges, merge_commits
     from apm_git.store.repo import open_repo
 
     repo = open_repo(Path.cwd())  # the repository git runs the hook in, whatever APM_GIT_REPO says
     prefix = repo.memory_prefix + "/"
-    sides = resolve_sides(repo.root, default_new=INDEX)
+    sides = staged_sides(repo.root)
     snap = gather(repo, sides, targets={name for name in files if name.startswith(prefix)}, with_changed=True)
     found = run_checks(snap)
     merges = merge_commits(repo, sides)  # a range (pre-commit run --from-ref … --to-ref …): no git process otherwise

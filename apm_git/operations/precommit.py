@@ -30,9 +30,9 @@ from apm_git.store.repo import decode
 CONFIG = ".pre-commit-config.yaml"
 HEADER = (
     "# pre-commit hooks (https://pre-commit.com).  The apm hooks check the memory offline; they run\n"
-    f"# `{ENTRY}` from where apm-git was installed when `apm-git init` wrote them, else from PATH.\n"
+    "# apm-git's hook program from where apm-git was installed when `apm-git init` wrote them, else from PATH.\n"
 )
-COMMENT = f"apm-git: memory checks (`{ENTRY}` from where apm-git was installed, else from PATH)"
+COMMENT = "apm-git: memory checks (apm-git's hook program from where apm-git was installed, else from PATH)"
 
 
 def with_apm_hooks(root: Path, memory_dir: str) -> str | None:
@@ -87,34 +87,34 @@ def _missing(present: set[Any]) -> list[Any]:
 def _hooks(hooks: Any, memory_dir: str) -> Any:
     from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
-    command = hook_command()
-    return CommentedSeq(CommentedMap(local_hook(hook, memory_dir, command)) for hook in hooks)
+    return CommentedSeq(CommentedMap(local_hook(hook, memory_dir, hook_command(hook.program))) for hook in hooks)
 
 
-def hook_command() -> str:
-    """How a hook starts `apm-git-hook`: by the absolute path this installation put it at, else by name.
+def hook_command(program: str = ENTRY) -> str:
+    """How a hook starts `program` (`apm-git-hook`, or `apm-git-hook-run` for `apm-checks`): by the
+    absolute path this installation put it at, else by name.
 
     A shell line, because pre-commit looks a `language: system` entry up on PATH: `sh` is on every
     PATH, the virtualenv's bin/ is not on an IDE's.
     """
-    script = installed_hook_script()
+    script = installed_hook_script(program)
     if script is None:
-        return ENTRY
-    line = f'h={shlex.quote(script)}; [ -x "$h" ] || h={ENTRY}; exec "$h" "$@"'
-    return f"sh -c {shlex.quote(line)} {ENTRY}"
+        return program
+    line = f'h={shlex.quote(script)}; [ -x "$h" ] || h={program}; exec "$h" "$@"'
+    return f"sh -c {shlex.quote(line)} {program}"
 
 
-def installed_hook_script() -> str | None:
-    """The absolute path of the `apm-git-hook` installed with this apm-git, or None when there is none."""
+def installed_hook_script(program: str = ENTRY) -> str | None:
+    """The absolute path of `program` installed with this apm-git, or None when there is none."""
     from importlib import metadata
 
     candidates: list[Path] = []
     try:
         dist = metadata.distribution("apm-git")
-        candidates += [Path(str(dist.locate_file(file))) for file in dist.files or () if file.name == ENTRY]
+        candidates += [Path(str(dist.locate_file(file))) for file in dist.files or () if file.name == program]
     except metadata.PackageNotFoundError:
         pass
-    candidates.append(Path(sysconfig.get_path("scripts")) / ENTRY)
+    candidates.append(Path(sysconfig.get_path("scripts")) / program)
     for candidate in candidates:
         path = candidate.resolve()
         if path.is_file() and os.access(path, os.X_OK):

@@ -87,6 +87,13 @@ def test_apm_checks_prints_every_check_and_stores_nothing(repo: MemoryRepo, tmp_
     assert ran.exit_code == 1 and "apm-index-fresh: names lessons.md" in ran.stdout and "apm-budget" not in ran.stdout
 
 
+def test_apm_checks_before_the_first_commit(repo: MemoryRepo) -> None:
+    git(repo.root, "update-ref", "-d", "HEAD")  # HEAD unborn again, the memory staged: everything is new
+    stage_broken_record(repo)
+    ran = hook(repo.root, "apm-checks", "memory/lessons.md")
+    assert (ran.exit_code, ran.stdout, ran.stderr) == (1, BROKEN, "")
+
+
 def test_a_new_staged_state_is_checked_afresh(repo: MemoryRepo, tmp_path: Path) -> None:
     stage_broken_record(repo)
     assert hook(repo.root, "apm-record-format", "memory/lessons.md").stdout == BROKEN

@@ -56,7 +56,7 @@ def append(path: Path, text: str) -> None:
 
 def test_init_installs_the_hook_and_a_clean_edit_of_a_category_file_is_accepted(hooked: Path) -> None:
     assert (hooked / ".git/hooks/pre-commit").is_file()
-    assert "apm-git-hook apm-checks" in git(hooked, "show", "HEAD:.pre-commit-config.yaml")
+    assert "apm-git-hook-run apm-checks" in git(hooked, "show", "HEAD:.pre-commit-config.yaml")
     append(hooked / "memory/decisions.md", "\n" + record("2026-04-06", "Redis cache strategy"))
     ran = commit(hooked)
     assert ran.exit_code == 0, ran.stdout + ran.stderr

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from apm_git.checks.manifest import EVERY
 from apm_git.commands.init import init
 from apm_git.operations.precommit import installed_hook_script
 from tests.checks.helpers import record
@@ -35,7 +36,7 @@ def hooked(tmp_path: Path) -> Path:
 
 
 def test_the_config_names_the_installed_hook_script(hooked: Path) -> None:
-    script = installed_hook_script()
+    script = installed_hook_script(EVERY.program)
     assert script is not None and Path(script).is_absolute()
     assert script in (hooked / ".pre-commit-config.yaml").read_text()
 
