@@ -70,6 +70,17 @@ def test_blob_sizes_reads_no_blob_and_leaves_a_missing_object_out(root: Path) ->
     assert gateway.blob_sizes(root, []) == {}
 
 
+@pytest.mark.parametrize("batch", [gateway.SMALL_BATCH, 1])  # one --batch-command, or the two-process way
+def test_small_blobs_reads_only_blobs_within_the_limit(root: Path, batch: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(gateway, "SMALL_BATCH", batch)
+    blobs = gateway.tree_blobs(root, "HEAD", ["notes"])
+    big, small, missing = blobs["notes/a.md"], blobs["notes/b.md"], "1" * 40
+    sizes, contents = gateway.small_blobs(root, [big, small, missing, small], limit=5)
+    assert sizes == {big: len("## [2026-04-06] first\nalpha line\n"), small: 5}
+    assert contents == {small: b"beta\n", missing: None}  # the large blob never left git
+    assert gateway.small_blobs(root, [], limit=5) == ({}, {})
+
+
 def test_small_reads_tracked_git_path_ref_names_rev_list(root: Path) -> None:
     (root / "notes" / "new.md").write_text("untracked\n")
     assert gateway.tracked(root, ["notes"]) == ["notes/a.md", "notes/b.md"]

@@ -114,17 +114,16 @@ def _read_file(repo: MemoryRepo, path: str, oversized: dict[str, int] | None = N
         return None
 
 
-def _small_blobs(repo: MemoryRepo, *sides: tuple[Mapping[str, str | None], dict[str, int]]) -> set[str]:
-    """The blobs of each side's `wanted` (path -> blob id) small enough to read; the paths of the
-    others go to that side's `oversized`.  One `git cat-file --batch-check`, so no large blob ever
-    leaves git."""
+def _read_small(repo: MemoryRepo, *sides: tuple[Mapping[str, str | None], dict[str, int]]) -> dict[str, bytes | None]:
+    """The contents of each side's `wanted` blobs (path -> blob id) small enough to read; the paths of
+    the others go to that side's `oversized`.  One `git cat-file`, so no large blob ever leaves git."""
     ids = sorted({blob for wanted, _ in sides for blob in wanted.values() if blob})
-    sizes = git.blob_sizes(repo.root, ids)
+    sizes, contents = git.small_blobs(repo.root, ids, MAX_FILE_BYTES)
     for wanted, oversized in sides:
         for path, blob in wanted.items():
             if blob and sizes.get(blob, 0) > MAX_FILE_BYTES:
                 oversized[path] = sizes[blob]
-    return {blob for blob in ids if sizes.get(blob, 0) <= MAX_FILE_BYTES}
+    return contents
 
 
 def gather(
@@ -165,8 +164,7 @@ def gather(
                    if base_texts or path not in base_summaries or _append_only(repo, path)}
     oversized: dict[str, int] = {}
     base_oversized: dict[str, int] = {}
-    small = _small_blobs(repo, (new_blobs, oversized), (base_needed, base_oversized))
-    blobs = git.cat_files(repo.root, small)
+    blobs = _read_small(repo, (new_blobs, oversized), (base_needed, base_oversized))
     unreadable: dict[str, tuple[int, str]] = {}
     new = _decode(repo, new_blobs, blobs, unreadable, oversized)
     base = _decode(repo, base_needed, blobs)
@@ -304,7 +302,7 @@ def _summaries(
             summaries[path] = keep[blob] = cached[blob]
         else:
             missing[path] = blob
-    blobs = git.cat_files(repo.root, _small_blobs(repo, (missing, {})))
+    blobs = _read_small(repo, (missing, {}))
     for path, text in _decode(repo, missing, blobs).items():
         summaries[path] = summarize(parse(text))
         blob = missing[path]
