@@ -149,15 +149,15 @@ SMALL_BATCH = 400  # ids up to which small_blobs asks one process; its questions
 
 def small_blobs(root: Path, blobs: Iterable[str], limit: int) -> tuple[dict[str, int], dict[str, bytes | None]]:
     """The sizes of `blobs` and the contents of those of at most `limit` bytes: one `git cat-file
-    --batch-command` that answers `info` for all, then `contents` for the small ones, so no large
-    blob ever leaves git.  Beyond SMALL_BATCH ids, `blob_sizes` and `cat_files` (two processes): the
-    questions of one batch must fit the pipe while git's answers wait to be read."""
+    --batch-command` (git 2.36+) that answers `info` for all, then `contents` for the small ones, so no
+    large blob ever leaves git.  Beyond SMALL_BATCH ids, or with an older git, `blob_sizes` and
+    `cat_files` (two processes): the questions of one batch must fit the pipe while git's answers
+    wait to be read."""
     ids = sorted(set(blobs))
     if not ids:
         return {}, {}
     if len(ids) > SMALL_BATCH:
-        known = blob_sizes(root, ids)
-        return known, cat_files(root, [blob for blob in ids if known.get(blob, 0) <= limit])
+        return _small_blobs_apart(root, ids, limit)
     try:
         proc = subprocess.Popen(("git", "cat-file", "--batch-command", "--buffer"), cwd=root,
                                 env={**os.environ, **_BASE_ENV}, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -165,15 +165,21 @@ def small_blobs(root: Path, blobs: Iterable[str], limit: int) -> tuple[dict[str,
     except FileNotFoundError:
         raise GitError("git is not installed or not on PATH; install git") from None
     assert proc.stdin is not None and proc.stdout is not None
-    proc.stdin.write("".join(f"info {blob}\n" for blob in [*ids, "flush"]).replace("info flush", "flush").encode())
-    proc.stdin.flush()
     sizes: dict[str, int] = {}
-    for blob in ids:
-        parts = proc.stdout.readline().split()  # "<id> <type> <size>", or "<id> missing"
-        if len(parts) == 3 and parts[2].isdigit():
-            sizes[blob] = int(parts[2])
-    small = [blob for blob in ids if sizes.get(blob, limit + 1) <= limit]
-    data, errors = proc.communicate("".join(f"contents {blob}\n" for blob in small).encode())
+    small: list[str] = []
+    try:
+        proc.stdin.write("".join([*(f"info {blob}\n" for blob in ids), "flush\n"]).encode())
+        proc.stdin.flush()
+        for blob in ids:
+            parts = proc.stdout.readline().split()  # "<id> <type> <size>", or "<id> missing"
+            if len(parts) == 3 and parts[2].isdigit():
+                sizes[blob] = int(parts[2])
+        small = [blob for blob in ids if sizes.get(blob, limit + 1) <= limit]
+        data, errors = proc.communicate("".join(f"contents {blob}\n" for blob in small).encode())
+    except BrokenPipeError:  # git stopped reading: an option it does not know
+        data, errors = proc.communicate()
+    if proc.returncode == 129:  # usage: a git older than 2.36
+        return _small_blobs_apart(root, ids, limit)
     if proc.returncode != 0:
         raise GitError(_describe_failure(("cat-file", "--batch-command"),
                                          subprocess.CompletedProcess(proc.args, proc.returncode, data, errors)))
@@ -185,6 +191,11 @@ def small_blobs(root: Path, blobs: Iterable[str], limit: int) -> tuple[dict[str,
         contents[blob] = data[end + 1:end + 1 + size]
         position = end + 1 + size + 1
     return sizes, contents
+
+
+def _small_blobs_apart(root: Path, ids: list[str], limit: int) -> tuple[dict[str, int], dict[str, bytes | None]]:
+    sizes = blob_sizes(root, ids)
+    return sizes, cat_files(root, [blob for blob in ids if sizes.get(blob, 0) <= limit])
 
 
 def pathspec_stdin(paths: Iterable[str]) -> bytes:

@@ -2,6 +2,8 @@
 for the odd cases (no match, a missing object, a rename, a merge, a message with trailers)."""
 from __future__ import annotations
 
+import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -79,6 +81,20 @@ def test_small_blobs_reads_only_blobs_within_the_limit(root: Path, batch: int, m
     assert sizes == {big: len("## [2026-04-06] first\nalpha line\n"), small: 5}
     assert contents == {small: b"beta\n", missing: None}  # the large blob never left git
     assert gateway.small_blobs(root, [], limit=5) == ({}, {})
+
+
+def test_small_blobs_with_a_git_older_than_2_36(root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """git before 2.36 refuses `--batch-command` with its usage (exit 129): the two-process way answers."""
+    shim = tmp_path / "bin"
+    shim.mkdir()
+    real = shutil.which("git")
+    (shim / "git").write_text('#!/bin/sh\nif [ "$2" = --batch-command ]; then echo "error: unknown option" >&2; '
+                              f'exit 129; fi\nexec {real} "$@"\n')
+    (shim / "git").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{shim}{os.pathsep}{os.environ['PATH']}")
+    blobs = gateway.tree_blobs(root, "HEAD", ["notes"])
+    sizes, contents = gateway.small_blobs(root, blobs.values(), limit=5)
+    assert contents == {blobs["notes/b.md"]: b"beta\n"} and len(sizes) == 2
 
 
 def test_small_reads_tracked_git_path_ref_names_rev_list(root: Path) -> None:
