@@ -14,7 +14,7 @@ RUNNER = "apm-git-hook-run"  # the Python runner, which `apm-checks` starts dire
 class Hook:
     """One pre-commit hook: its id, a one-line description, and whether it checks the files it is given."""
 
-    __slots__ = ("description", "every", "files", "id", "per_file", "program")
+    __slots__ = ("description", "every", "files", "id", "per_file")
 
     def __init__(self, hook_id: str, description: str, *, per_file: bool, files: str = "", every: bool = False) -> None:
         self.id = hook_id
@@ -27,7 +27,11 @@ class Hook:
         # Every check at once: it is handed the files like a per-file hook (its per-file checks look
         # at them), and runs when none is staged too (a deletion, for the no-loss check).
         self.every = every
-        self.program = RUNNER if every else ENTRY  # one hook has nothing to share: no script before Python
+
+    @property
+    def program(self) -> str:
+        """What the hook runs: one hook has nothing to share with another, so no script before Python."""
+        return RUNNER if self.every else ENTRY
 
     def options(self) -> dict[str, object]:
         """The pre-commit options of this hook, shared by the manifest and the config `init` writes."""
@@ -76,7 +80,7 @@ def local_hook(hook: Hook, memory_dir: str, command: str | None = None) -> dict[
     `command` runs the hook's program (see `apm_git.operations.precommit.hook_command`)."""
     command = hook.program if command is None else command
     options = hook.options()
-    files = {"files": f"^{_escape(memory_dir)}/{hook.files}"} if hook.per_file or hook.every else {}
+    files = {"files": f"^{_escape(memory_dir)}/{hook.files}"} if hook.per_file else {}
     return {"id": hook.id, "name": hook.id, "entry": f"{command} {hook.id}", "language": "system", **files, **options}
 
 
