@@ -29,6 +29,8 @@ LINE_KEYED = frozenset({"apm-record-format", SECRETS})
 
 @dataclasses.dataclass(frozen=True)
 class Known:
+    """One finding a person accepted (`apm-git baseline`), recorded by check, path and fingerprint."""
+
     check: str
     path: str  # where it was recorded (repo-relative)
     fingerprint: str = ""  # empty for a budget finding
@@ -49,6 +51,8 @@ class Known:
 
 @dataclasses.dataclass
 class Baseline:
+    """The accepted findings of `.apm-baseline.json`, looked up by check, file name and fingerprint."""
+
     known: list[Known] = dataclasses.field(default_factory=list)
 
     def __post_init__(self) -> None:

@@ -68,6 +68,8 @@ def file_kind(rel: str, config: Config) -> str | None:
 
 @dataclasses.dataclass
 class Snapshot:
+    """What the checks compare: the config, the changed paths, and the text of both sides."""
+
     config: Config
     changes: list[Change]
     base: dict[str, str]  # base text of the changed paths that need it (append-only files, cache misses)

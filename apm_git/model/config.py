@@ -107,12 +107,16 @@ def rule_of(field: dataclasses.Field[Any]) -> Rule | None:
 
 @dataclasses.dataclass(frozen=True)
 class DeepSleep:
+    """`deep_sleep:` in apm.yaml: how often deep sleep runs and how many days of journals it reads."""
+
     every_days: int = setting(3, EVERY_DAYS)
     look_back_days: int = setting(3, EVERY_DAYS)
 
 
 @dataclasses.dataclass(frozen=True)
 class Rem:
+    """`rem:` in apm.yaml: how often REM runs and the fitness rules it archives and marks by."""
+
     every_days: int = setting(7, EVERY_DAYS)
     proven_hits: int = setting(5, Whole(1))
     archive_below: int = setting(60, Whole())
@@ -126,16 +130,22 @@ class Rem:
 
 @dataclasses.dataclass(frozen=True)
 class Journals:
+    """`journals:` in apm.yaml: when a day's journal goes to the archive."""
+
     archive_after_days: int = setting(14, DAYS)
 
 
 @dataclasses.dataclass(frozen=True)
 class Flush:
+    """`flush:` in apm.yaml: the idle time after which the timer flushes."""
+
     idle_minutes: int = setting(30, Whole(1, 525_600))  # a year
 
 
 @dataclasses.dataclass(frozen=True)
 class Load:
+    """`load:` in apm.yaml: how many core and P3 files a load may open."""
+
     max_core_files: int = setting(2, Whole())
     max_p3_files: int = setting(1, Whole())
 

@@ -15,6 +15,8 @@ _PAIR = re.compile(r"\s*([a-z_]+)\s*=\s*([^,]*?)\s*")
 
 @dataclasses.dataclass(frozen=True)
 class Fitness:
+    """The `Fitness:` field of a record: when it was last used, how often, and how much it decided."""
+
     last_referenced: dt.date
     hit_count: int
     decision_value: str

@@ -37,6 +37,8 @@ _SESSION_ITEM = re.compile(r"- \*\*(?P<kind>[A-Za-z]+):\*\*\s*(?P<text>.*)")
 
 @dataclasses.dataclass(frozen=True)
 class FileSummary:
+    """One category file's row in INDEX.md: its line count, last update and recent titles."""
+
     name: str
     lines: int
     last_updated: str
@@ -113,6 +115,8 @@ def _newest(files: list[OtherFile]) -> str:
 
 @dataclasses.dataclass(frozen=True)
 class Conflict:
+    """A record that names a conflict (its `Conflicts:` field), a row of the conflicts table in INDEX.md."""
+
     entry: str
     file: str
     what: str

@@ -91,6 +91,8 @@ def ready_to_append(text: str, newline: str) -> str:
 
 @dataclasses.dataclass(frozen=True)
 class Problem:
+    """Why a record is malformed, at a 1-based line of its file."""
+
     line: int  # 1-based, in the file
     message: str
 
@@ -113,6 +115,8 @@ class Block:
 
 @dataclasses.dataclass
 class FieldLine:
+    """One `- Name: value` line of a record, at `offset` lines below its heading."""
+
     name: str
     value: str
     offset: int  # line index inside the record
@@ -189,6 +193,8 @@ class Record(Block):
 
 @dataclasses.dataclass
 class RecordFile:
+    """A Markdown file cut into its preamble and its blocks, kept verbatim (`render` gives the text back)."""
+
     bom: str
     preamble: Block
     blocks: list[Block]

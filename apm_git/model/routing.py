@@ -51,6 +51,8 @@ class Route:
 
 @dataclasses.dataclass(frozen=True)
 class RoutingTable:
+    """The routing table of INDEX.md: its rows, what is wrong with it, and where a row is appended."""
+
     routes: tuple[Route, ...]  # every well-formed row, deprecated ones included
     problems: tuple[Problem, ...]
     found: bool  # whether the index has a routing table at all

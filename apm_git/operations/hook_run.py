@@ -13,6 +13,7 @@ modifies a file in the work tree or the index.
 """
 from __future__ import annotations
 
+import gc
 import os
 import sys
 from collections.abc import Sequence
@@ -33,6 +34,9 @@ Found = list[tuple[str, str, str]]  # (hook id, path, the line the hook prints)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # One short process per commit: the cyclic collector would only walk the objects of the imports
+    # and parsed records again before the process exits and frees them all (docs/hook-entry.md).
+    gc.disable()
     args = list(sys.argv[1:] if argv is None else argv)
     if not args or (args[0] not in HOOK_IDS and args[0] != EVERY.id):
         sys.stderr.write(USAGE)

@@ -20,6 +20,8 @@ CONFIG_CACHE = "config.cache"
 
 @dataclasses.dataclass
 class MemoryRepo:
+    """An apm-git memory repository: its work tree, its git dir and its parsed apm.yaml."""
+
     root: Path
     git_dir: Path
     config: Config
