@@ -12,13 +12,13 @@ The file never holds a secret or a line of memory: only hashes, paths and number
 """
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, NamedTuple
 
 from apm_git.checks.snapshot import Finding, Snapshot
 from apm_git.errors import BaselineError
 from apm_git.model import names
+from apm_git.model.slotted import Slotted
 
 FILE = names.BASELINE  # memory-relative
 VERSION = 1
@@ -27,8 +27,8 @@ SECRETS = "apm-no-secrets"
 LINE_KEYED = frozenset({"apm-record-format", SECRETS})
 
 
-@dataclasses.dataclass(frozen=True)
-class Known:
+# A NamedTuple and a plain class, not dataclasses: the pre-commit hook imports this module (apm_git.model.slotted).
+class Known(NamedTuple):
     """One finding a person accepted (`apm-git baseline`), recorded by check, path and fingerprint."""
 
     check: str
@@ -49,13 +49,17 @@ class Known:
         return data
 
 
-@dataclasses.dataclass
-class Baseline:
+class Baseline(Slotted):
     """The accepted findings of `.apm-baseline.json`, looked up by check, file name and fingerprint."""
 
-    known: list[Known] = dataclasses.field(default_factory=list)
+    __slots__ = ("_budgets", "_keys", "known")
 
-    def __post_init__(self) -> None:
+    def __init__(self, known: list[Known] | None = None) -> None:
+        self.known = [] if known is None else known
+        self._index()
+
+    def _index(self) -> None:
+        """The lookups by key (line-keyed and message-keyed findings) and by path (budget findings)."""
         self._keys = {(k.check, _name(k.path), k.fingerprint): k for k in self.known if k.check != BUDGET}
         self._budgets = {k.path: k.lines for k in self.known if k.check == BUDGET}
 
@@ -95,7 +99,7 @@ class Baseline:
                 self.known.append(Known(finding.hook, finding.path, key[2], finding.line,
                                         false_positive=false_positive))
             added += 1
-            self.__post_init__()
+            self._index()
         return added
 
     def render(self) -> str:

@@ -5,7 +5,6 @@ git (a commit, the index, or the work tree) and flush builds one from its scope.
 """
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Collection
 from typing import NamedTuple
 
@@ -15,6 +14,7 @@ from apm_git.model.config import Config
 from apm_git.model.dated import JOURNAL_NAME
 from apm_git.model.pathglob import glob_match
 from apm_git.model.records import RecordFile, parse
+from apm_git.model.slotted import Slotted
 from apm_git.model.vocabulary import CheckId
 
 CATEGORY = "category"
@@ -28,8 +28,8 @@ STATE = "state"
 RECORD_KINDS = frozenset({CATEGORY, EXPERIENCE, JOURNAL, ARCHIVE})
 
 
-# NamedTuples, not frozen dataclasses: a dataclass costs about a millisecond to create,
-# and the pre-commit hook imports these modules on every commit.
+# NamedTuples and a plain class, not dataclasses: a dataclass costs about a millisecond to create, `import
+# dataclasses` several more, and the pre-commit hook imports these modules on every commit (apm_git.model.slotted).
 class Finding(NamedTuple):
     path: str  # repo-relative
     line: int
@@ -66,24 +66,43 @@ def file_kind(rel: str, config: Config) -> str | None:
     return None
 
 
-@dataclasses.dataclass
-class Snapshot:
+class Snapshot(Slotted):
     """What the checks compare: the config, the changed paths, and the text of both sides."""
 
-    config: Config
-    changes: list[Change]
-    base: dict[str, str]  # base text of the changed paths that need it (append-only files, cache misses)
-    new: dict[str, str]  # new-side text of each changed path and each target
-    targets: list[str]  # the files the per-file checks look at
-    files: frozenset[str]  # every memory file on the new side
-    entries: EntryIndex  # every entry id on the new side
-    unreadable: dict[str, tuple[int, str]] = dataclasses.field(default_factory=dict)  # path -> (line, why)
-    base_name: str = "HEAD"
-    base_summaries: dict[str, str] = dataclasses.field(default_factory=dict)  # path -> entry summary at the base
-    oversized: dict[str, int] = dataclasses.field(default_factory=dict)  # path -> size: too large to read (new side)
-    base_oversized: set[str] = dataclasses.field(default_factory=set)  # paths too large to read at the base
-    forgotten: frozenset[str] = frozenset()  # ids an `Apm-Forget` trailer deleted between the two sides
-    _parsed: dict[tuple[str, str], RecordFile] = dataclasses.field(default_factory=dict, repr=False)
+    __slots__ = ("_parsed", "base", "base_name", "base_oversized", "base_summaries", "changes", "config", "entries",
+                 "files", "forgotten", "new", "oversized", "targets", "unreadable")
+
+    def __init__(
+        self,
+        config: Config,
+        changes: list[Change],
+        base: dict[str, str],  # base text of the changed paths that need it (append-only files, cache misses)
+        new: dict[str, str],  # new-side text of each changed path and each target
+        targets: list[str],  # the files the per-file checks look at
+        files: frozenset[str],  # every memory file on the new side
+        entries: EntryIndex,  # every entry id on the new side
+        *,
+        unreadable: dict[str, tuple[int, str]] | None = None,  # path -> (line, why)
+        base_name: str = "HEAD",
+        base_summaries: dict[str, str] | None = None,  # path -> entry summary at the base
+        oversized: dict[str, int] | None = None,  # path -> size: too large to read (new side)
+        base_oversized: set[str] | None = None,  # paths too large to read at the base
+        forgotten: frozenset[str] = frozenset(),  # ids an `Apm-Forget` trailer deleted between the two sides
+    ) -> None:
+        self.config = config
+        self.changes = changes
+        self.base = base
+        self.new = new
+        self.targets = targets
+        self.files = files
+        self.entries = entries
+        self.unreadable = {} if unreadable is None else unreadable
+        self.base_name = base_name
+        self.base_summaries = {} if base_summaries is None else base_summaries
+        self.oversized = {} if oversized is None else oversized
+        self.base_oversized = set() if base_oversized is None else base_oversized
+        self.forgotten = forgotten
+        self._parsed: dict[tuple[str, str], RecordFile] = {}
 
     def rel(self, path: str) -> str | None:
         """The memory-relative form of a repo-relative path, or None outside the memory dir."""

@@ -187,7 +187,7 @@ def _mark_proven(entries: list[_Entry], plan: RemPlan, config: Config) -> None:
     for entry in entries:
         if entry.gone or entry.record.proven or entry.fitness.hit_count < config.rem.proven_hits:
             continue
-        fitness = dataclasses.replace(entry.fitness, decision_value="HIGH")
+        fitness = entry.fitness._replace(decision_value="HIGH")
         record = set_field(entry.record, "Fitness", fitness.render())
         entry.update(set_heading(record, proven=True), fitness)
         plan.proven.append(ProvenMark(entry.record.id, entry.file))

@@ -1,9 +1,9 @@
 """The Fitness field and the survival score of docs/design.md 6."""
 from __future__ import annotations
 
-import dataclasses
 import datetime as dt
 import re
+from typing import NamedTuple
 
 from apm_git.errors import FitnessError
 from apm_git.model.vocabulary import DECISION_VALUES
@@ -13,8 +13,8 @@ VALUE_POINTS = {"HIGH": 50, "MEDIUM": 25, "LOW": 0}
 _PAIR = re.compile(r"\s*([a-z_]+)\s*=\s*([^,]*?)\s*")
 
 
-@dataclasses.dataclass(frozen=True)
-class Fitness:
+# A NamedTuple, not a frozen dataclass: the pre-commit hook imports it on every commit (apm_git.model.slotted).
+class Fitness(NamedTuple):
     """The `Fitness:` field of a record: when it was last used, how often, and how much it decided."""
 
     last_referenced: dt.date

@@ -7,11 +7,12 @@ and date always give the same index.
 """
 from __future__ import annotations
 
-import dataclasses
 import datetime as dt
 import re
+from typing import NamedTuple
 
 from apm_git.model.records import Record, RecordFile, count_lines, strip_eol
+from apm_git.model.slotted import Slotted
 from apm_git.model.tables import table_cells
 
 TITLE = "# Memory Index"
@@ -35,8 +36,8 @@ HINTS = {
 _SESSION_ITEM = re.compile(r"- \*\*(?P<kind>[A-Za-z]+):\*\*\s*(?P<text>.*)")
 
 
-@dataclasses.dataclass(frozen=True)
-class FileSummary:
+# NamedTuples and a plain class, not dataclasses: the pre-commit hook imports this module (apm_git.model.slotted).
+class FileSummary(NamedTuple):
     """One category file's row in INDEX.md: its line count, last update and recent titles."""
 
     name: str
@@ -45,8 +46,7 @@ class FileSummary:
     recent: tuple[str, ...]
 
 
-@dataclasses.dataclass(frozen=True)
-class OtherFile:
+class OtherFile(NamedTuple):
     """A Markdown file of the memory dir that is neither a category file nor a journal, or (`files` > 1)
     a folder of such files summarized in one row."""
 
@@ -103,9 +103,8 @@ def _folder(name: str, files: list[OtherFile]) -> OtherFile:
 
 def archive_row(name: str, files: list[OtherFile]) -> OtherFile:
     """The archive in one row: it is L3, found by `search --archive`, never worth L1's lines."""
-    return dataclasses.replace(_folder(name, files),
-                               hint=f"{len(files)} archived file{'s' if len(files) != 1 else ''}: "
-                                    "`apm-git search --archive` finds their entries")
+    return _folder(name, files)._replace(hint=f"{len(files)} archived file{'s' if len(files) != 1 else ''}: "
+                                              "`apm-git search --archive` finds their entries")
 
 
 def _newest(files: list[OtherFile]) -> str:
@@ -113,8 +112,7 @@ def _newest(files: list[OtherFile]) -> str:
     return max(dated) if dated else "—"
 
 
-@dataclasses.dataclass(frozen=True)
-class Conflict:
+class Conflict(NamedTuple):
     """A record that names a conflict (its `Conflicts:` field), a row of the conflicts table in INDEX.md."""
 
     entry: str
@@ -213,13 +211,15 @@ def _table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> list[str]:
     return out
 
 
-@dataclasses.dataclass
-class IndexReading:
+class IndexReading(Slotted):
     """What an INDEX.md names, and where its structure is broken."""
 
-    files: dict[str, int] = dataclasses.field(default_factory=dict)  # file -> line
-    journals: dict[str, int] = dataclasses.field(default_factory=dict)  # YYYY-MM-DD -> line
-    problems: list[tuple[int, str]] = dataclasses.field(default_factory=list)
+    __slots__ = ("files", "journals", "problems")
+
+    def __init__(self) -> None:
+        self.files: dict[str, int] = {}  # file -> line
+        self.journals: dict[str, int] = {}  # YYYY-MM-DD -> line
+        self.problems: list[tuple[int, str]] = []
 
 
 def hot_files(text: str) -> list[str]:

@@ -13,14 +13,15 @@ own line end, so `parse(text).render() == text` for any text.
 """
 from __future__ import annotations
 
-import dataclasses
 import datetime as dt
 import re
 from collections.abc import Iterator
+from typing import NamedTuple
 
 from apm_git.errors import FitnessError
 from apm_git.model.entry_id import entry_id
 from apm_git.model.fitness import Fitness
+from apm_git.model.slotted import Slotted
 
 BOM = "\ufeff"
 PROVEN = "[PROVEN]"
@@ -89,20 +90,23 @@ def ready_to_append(text: str, newline: str) -> str:
     return text
 
 
-@dataclasses.dataclass(frozen=True)
-class Problem:
+# NamedTuples and plain classes, not dataclasses: the pre-commit hook imports this module on every
+# commit, and `dataclasses` with the code each class generates would cost it milliseconds (apm_git.model.slotted).
+class Problem(NamedTuple):
     """Why a record is malformed, at a 1-based line of its file."""
 
     line: int  # 1-based, in the file
     message: str
 
 
-@dataclasses.dataclass
-class Block:
+class Block(Slotted):
     """Lines of a file, kept verbatim; `line_no` is the 1-based number of the first."""
 
-    lines: list[str]
-    line_no: int
+    __slots__ = ("line_no", "lines")
+
+    def __init__(self, lines: list[str], line_no: int) -> None:
+        self.lines = lines
+        self.line_no = line_no
 
     @property
     def text(self) -> str:
@@ -113,8 +117,7 @@ class Block:
         return strip_eol(self.lines[0]) if self.lines else ""
 
 
-@dataclasses.dataclass
-class FieldLine:
+class FieldLine(NamedTuple):
     """One `- Name: value` line of a record, at `offset` lines below its heading."""
 
     name: str
@@ -122,15 +125,27 @@ class FieldLine:
     offset: int  # line index inside the record
 
 
-@dataclasses.dataclass
 class Record(Block):
     """A `## [YYYY-MM-DD] Title` block; `problems` is empty when it is well-formed."""
 
-    date: str = ""
-    title: str = ""
-    proven: bool = False
-    fields: list[FieldLine] = dataclasses.field(default_factory=list)
-    problems: list[Problem] = dataclasses.field(default_factory=list)
+    __slots__ = ("date", "fields", "problems", "proven", "title")
+
+    def __init__(
+        self,
+        lines: list[str],
+        line_no: int,
+        date: str = "",
+        title: str = "",
+        proven: bool = False,
+        fields: list[FieldLine] | None = None,
+        problems: list[Problem] | None = None,
+    ) -> None:
+        super().__init__(lines, line_no)
+        self.date = date
+        self.title = title
+        self.proven = proven
+        self.fields = [] if fields is None else fields
+        self.problems = [] if problems is None else problems
 
     @property
     def ok(self) -> bool:
@@ -191,13 +206,15 @@ class Record(Block):
         return eol_of(self.lines[0]) or "\n"
 
 
-@dataclasses.dataclass
-class RecordFile:
+class RecordFile(Slotted):
     """A Markdown file cut into its preamble and its blocks, kept verbatim (`render` gives the text back)."""
 
-    bom: str
-    preamble: Block
-    blocks: list[Block]
+    __slots__ = ("blocks", "bom", "preamble")
+
+    def __init__(self, bom: str, preamble: Block, blocks: list[Block]) -> None:
+        self.bom = bom
+        self.preamble = preamble
+        self.blocks = blocks
 
     def render(self) -> str:
         return self.bom + self.preamble.text + "".join(block.text for block in self.blocks)

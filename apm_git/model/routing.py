@@ -13,9 +13,9 @@ is pure: problems come back with their line numbers, nothing is raised.
 """
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections.abc import Collection, Sequence
+from typing import NamedTuple
 
 from apm_git.model.records import BOM, Problem, newline_of, ready_to_append, split_lines, strip_eol
 from apm_git.model.tables import table_cells
@@ -33,8 +33,8 @@ _SAFE_FILE = re.compile(r"[\w][\w.-]*(/[\w][\w.-]*)*\.md")
 _SUFFIXES = ("ments", "ment", "ings", "ing", "ies", "ers", "er", "ed", "es", "s")
 
 
-@dataclasses.dataclass(frozen=True)
-class Route:
+# NamedTuples, not frozen dataclasses: the pre-commit hook imports this module (apm_git.model.slotted).
+class Route(NamedTuple):
     """One row of a routing table; `line` is its 1-based line number in the index."""
 
     keywords: tuple[str, ...]
@@ -49,8 +49,7 @@ class Route:
         return PRIORITIES.index(self.priority)
 
 
-@dataclasses.dataclass(frozen=True)
-class RoutingTable:
+class RoutingTable(NamedTuple):
     """The routing table of INDEX.md: its rows, what is wrong with it, and where a row is appended."""
 
     routes: tuple[Route, ...]  # every well-formed row, deprecated ones included
@@ -178,8 +177,7 @@ def keyword_hits(keywords: Sequence[str], intent: str) -> list[str]:
     return hits
 
 
-@dataclasses.dataclass(frozen=True)
-class RouteChoice:
+class RouteChoice(NamedTuple):
     """Why a file was chosen: the keywords it matched, or that nothing matched."""
 
     file: str

@@ -81,7 +81,7 @@ def merge(repo: MemoryRepo, head: str, theirs: str, source: str) -> Integrated:
         read_memory(repo, rev) if rev else ({}, {}) for rev in (base, head, theirs))
     # The merged tree's apm.yaml decides the budgets, the routing and the append-only files of the merge.
     config, note = merged_config(repo, tree)
-    merged_repo = repo if config is repo.config else dataclasses.replace(repo, config=config)
+    merged_repo = repo if config is repo.config else MemoryRepo(repo.root, repo.git_dir, config)
     outcome = merge_memory(base_files, ours_files, theirs_files, memory_dir=memory, append_only=config.append_only)
     files = dict(outcome.files)
     budget = within_budgets(merged_repo, files, ours_files, theirs_files)

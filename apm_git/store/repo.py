@@ -1,7 +1,6 @@
 """A memory repository on disk: its root, config, and safe reads and writes under the memory dir."""
 from __future__ import annotations
 
-import dataclasses
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -10,6 +9,7 @@ from apm_git.errors import InvalidUtf8, NotAMemoryRepo, OsFailure, StateError, T
 from apm_git.model.config import CONFIG_FILE, Config
 from apm_git.model.limits import MAX_FILE_BYTES
 from apm_git.model.names import memory_rel, repo_rel, zone
+from apm_git.model.slotted import Slotted
 from apm_git.store.atomic import write_atomic
 from apm_git.store.config import load_config
 
@@ -18,13 +18,16 @@ STATE_DIR = "apm-git"  # under the git dir: locks, caches, session state
 CONFIG_CACHE = "config.cache"
 
 
-@dataclasses.dataclass
-class MemoryRepo:
+# A plain class, not a dataclass: the pre-commit hook imports this module (apm_git.model.slotted).
+class MemoryRepo(Slotted):
     """An apm-git memory repository: its work tree, its git dir and its parsed apm.yaml."""
 
-    root: Path
-    git_dir: Path
-    config: Config
+    __slots__ = ("config", "git_dir", "root")
+
+    def __init__(self, root: Path, git_dir: Path, config: Config) -> None:
+        self.root = root
+        self.git_dir = git_dir
+        self.config = config
 
     @property
     def memory(self) -> Path:
