@@ -1,10 +1,14 @@
-"""The settings of `apm.yaml` (docs/design.md 2.2): their defaults and the dataclasses a parsed file
-becomes.  Pure: reading and validating the file is `apm_git.store.config`."""
+"""The settings of `apm.yaml` (docs/design.md 2.2): their defaults, their rules, and the classes a parsed
+file becomes.  Pure: reading and validating the file is `apm_git.store.config`.
+
+The classes are NamedTuples, not dataclasses: the hook of every commit imports this module, and
+dataclasses would cost it a third of its start-up (docs/hook-entry.md, "Start-up").
+"""
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping
-from typing import Any
+from types import MappingProxyType
+from typing import Annotated, Any, NamedTuple, get_type_hints
 
 from apm_git.model.dated import JOURNAL_NAME
 from apm_git.model.names import GROUPS, INDEX, MAIN_INDEX
@@ -51,8 +55,7 @@ def shown(value: object) -> str:
     return repr(value) if isinstance(value, (int, float, str)) and len(repr(value)) <= 40 else "…"
 
 
-@dataclasses.dataclass(frozen=True)
-class Whole:
+class Whole(NamedTuple):
     """A whole number from `minimum` to `maximum`."""
 
     minimum: int = 0
@@ -64,8 +67,7 @@ class Whole:
         return None
 
 
-@dataclasses.dataclass(frozen=True)
-class Share:
+class Share(NamedTuple):
     """A number from 0 to 1 (a share of something)."""
 
     def problem(self, value: object) -> str | None:
@@ -74,8 +76,7 @@ class Share:
         return None
 
 
-@dataclasses.dataclass(frozen=True)
-class OneOf:
+class OneOf(NamedTuple):
     """One of a few words."""
 
     words: tuple[str, ...]
@@ -91,82 +92,74 @@ EVERY_DAYS = Whole(1, MAX_DAYS)
 BUDGET = Whole(1)  # each line budget of `budgets`
 
 
-def setting(default: object, rule: Rule) -> Any:
-    """A field of a settings class: its default and the rule a value in apm.yaml must keep
-    (apm_git.store.config checks it, and its message comes from the rule)."""
-    return dataclasses.field(default=default, metadata={"rule": rule})
-
-
-def rule_of(field: dataclasses.Field[Any]) -> Rule | None:
-    rule = field.metadata.get("rule")
-    return rule if isinstance(rule, (Whole, Share, OneOf)) else None
+def rules_of(kind: type[Any]) -> dict[str, Rule]:
+    """The rule each scalar setting of a settings class declares (`name: Annotated[int, RULE] = default`);
+    apm_git.store.config checks a value in apm.yaml by it, and its message comes from the rule."""
+    hints = get_type_hints(kind, include_extras=True)
+    return {name: rule for name in kind._fields for rule in getattr(hints[name], "__metadata__", ())
+            if isinstance(rule, (Whole, Share, OneOf))}
 
 
 # --------------------------------------------------------------------------- the settings
 
 
-@dataclasses.dataclass(frozen=True)
-class DeepSleep:
+class DeepSleep(NamedTuple):
     """`deep_sleep:` in apm.yaml: how often deep sleep runs and how many days of journals it reads."""
 
-    every_days: int = setting(3, EVERY_DAYS)
-    look_back_days: int = setting(3, EVERY_DAYS)
+    every_days: Annotated[int, EVERY_DAYS] = 3
+    look_back_days: Annotated[int, EVERY_DAYS] = 3
 
 
-@dataclasses.dataclass(frozen=True)
-class Rem:
+class Rem(NamedTuple):
     """`rem:` in apm.yaml: how often REM runs and the fitness rules it archives and marks by."""
 
-    every_days: int = setting(7, EVERY_DAYS)
-    proven_hits: int = setting(5, Whole(1))
-    archive_below: int = setting(60, Whole())
-    unreferenced_days: int = setting(60, DAYS)
-    proven_floor: int = setting(30, Whole())
-    proven_unreferenced_days: int = setting(120, DAYS)
-    proven_bonus: int = setting(30, Whole())
-    max_archive_share: float = setting(0.25, Share())
-    guard_min_entries: int = setting(5, Whole())
+    every_days: Annotated[int, EVERY_DAYS] = 7
+    proven_hits: Annotated[int, Whole(1)] = 5
+    archive_below: Annotated[int, Whole()] = 60
+    unreferenced_days: Annotated[int, DAYS] = 60
+    proven_floor: Annotated[int, Whole()] = 30
+    proven_unreferenced_days: Annotated[int, DAYS] = 120
+    proven_bonus: Annotated[int, Whole()] = 30
+    max_archive_share: Annotated[float, Share()] = 0.25
+    guard_min_entries: Annotated[int, Whole()] = 5
 
 
-@dataclasses.dataclass(frozen=True)
-class Journals:
+class Journals(NamedTuple):
     """`journals:` in apm.yaml: when a day's journal goes to the archive."""
 
-    archive_after_days: int = setting(14, DAYS)
+    archive_after_days: Annotated[int, DAYS] = 14
 
 
-@dataclasses.dataclass(frozen=True)
-class Flush:
+class Flush(NamedTuple):
     """`flush:` in apm.yaml: the idle time after which the timer flushes."""
 
-    idle_minutes: int = setting(30, Whole(1, 525_600))  # a year
+    idle_minutes: Annotated[int, Whole(1, 525_600)] = 30  # a year
 
 
-@dataclasses.dataclass(frozen=True)
-class Load:
+class Load(NamedTuple):
     """`load:` in apm.yaml: how many core and P3 files a load may open."""
 
-    max_core_files: int = setting(2, Whole())
-    max_p3_files: int = setting(1, Whole())
+    max_core_files: Annotated[int, Whole()] = 2
+    max_p3_files: Annotated[int, Whole()] = 1
 
 
-@dataclasses.dataclass(frozen=True)
-class Config:
-    """Every setting of apm.yaml.  A scalar setting declares its rule (`setting`), a section is a settings
-    class of its own, and the four with a structure of their own (memory_dir, budgets, append_only,
-    routing) are read by a method of the same name in apm_git.store.config; they are checked in this order."""
+class Config(NamedTuple):
+    """Every setting of apm.yaml.  A scalar setting declares its rule (`Annotated[int, RULE]`, read by
+    `rules_of`), a section is a settings class of its own, and the four with a structure of their own
+    (memory_dir, budgets, append_only, routing) are read by a method of the same name in
+    apm_git.store.config; they are checked in this order."""
 
     memory_dir: str = "memory"
-    budgets: Mapping[str, int] = dataclasses.field(default_factory=lambda: dict(DEFAULT_BUDGETS))
-    memory_budget: int = setting(4000, Whole(1, 10_000_000))  # far past any context window
-    encoding: str = setting("cl100k_base", OneOf(OFFLINE_ENCODINGS, "the encodings shipped for offline use"))
+    budgets: Mapping[str, int] = MappingProxyType(DEFAULT_BUDGETS)
+    memory_budget: Annotated[int, Whole(1, 10_000_000)] = 4000  # far past any context window
+    encoding: Annotated[str, OneOf(OFFLINE_ENCODINGS, "the encodings shipped for offline use")] = "cl100k_base"
     append_only: tuple[str, ...] = DEFAULT_APPEND_ONLY
     deep_sleep: DeepSleep = DeepSleep()
     rem: Rem = Rem()
     journals: Journals = Journals()
     flush: Flush = Flush()
     load: Load = Load()
-    routing: Mapping[str, str] = dataclasses.field(default_factory=lambda: dict(DEFAULT_ROUTING))
+    routing: Mapping[str, str] = MappingProxyType(DEFAULT_ROUTING)
 
     def budget_for(self, rel: str) -> int | None:
         """The line budget of a file, by its path relative to the memory dir."""

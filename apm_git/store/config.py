@@ -6,7 +6,6 @@ the memory dir in front (`memory/groups/*.md`, as docs/design.md 2.2 writes it) 
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +27,7 @@ from apm_git.model.config import (
     Rule,
     Share,
     Whole,
-    rule_of,
+    rules_of,
 )
 from apm_git.model.dated import JOURNAL_NAME
 from apm_git.model.names import INDEX, memory_rel
@@ -77,7 +76,7 @@ def load_config(root: Path, cache_path: Path | None = None) -> Config:
 
 def _cache_tag() -> tuple[str, ...]:
     kinds: list[type[Any]] = [Config, *_SECTIONS.values()]
-    return (__version__, *(field.name for kind in kinds for field in dataclasses.fields(kind)))
+    return (__version__, *(name for kind in kinds for name in kind._fields))
 
 
 def _read_cache(path: Path, data: bytes) -> Config | None:
@@ -93,7 +92,8 @@ def _read_cache(path: Path, data: bytes) -> Config | None:
 
 
 def _write_cache(path: Path, data: bytes, config: Config) -> None:
-    plain = dataclasses.asdict(config)
+    plain: dict[str, Any] = config._asdict()  # plain values only: marshal writes no class of ours
+    plain.update({name: getattr(config, name)._asdict() for name in _SECTIONS})
     plain["budgets"], plain["routing"] = dict(config.budgets), dict(config.routing)
     cache.write(path, (_cache_tag(), data, plain))
 
@@ -120,15 +120,15 @@ class _Reader:
         return ConfigError(f"{CONFIG_FILE}:{line}: {dotted} {message}; fix the file")
 
     def config(self) -> Config:
-        fields = dataclasses.fields(Config)
-        known = {field.name for field in fields}
+        rules = rules_of(Config)
+        known = set(Config._fields)
         for key in self.data:
             if key not in known:
                 raise self.fail(self.data, key, str(key), f"is not a setting (known: {', '.join(sorted(known))})")
         memory_dir = self.memory_dir(self.data.get("memory_dir", "memory"))
         result: dict[str, Any] = {"memory_dir": memory_dir}
-        for field in fields:  # in the order Config declares them
-            name, rule = field.name, rule_of(field)
+        for name in Config._fields:  # in the order Config declares them
+            rule = rules.get(name)
             if name not in self.data or name == "memory_dir":
                 continue
             if rule is not None:
@@ -185,12 +185,12 @@ class _Reader:
         node = self.data[name]
         if not isinstance(node, dict):
             raise self.fail(self.data, name, name, "must be a mapping")
-        fields = {field.name: field for field in dataclasses.fields(section)}
+        rules = rules_of(section)
         values: dict[str, Any] = {}
         for key in node:
-            rule = rule_of(fields[key]) if key in fields else None
+            rule = rules.get(key)
             if rule is None:
-                raise self.fail(node, key, f"{name}.{key}", f"is not a setting (known: {', '.join(fields)})")
+                raise self.fail(node, key, f"{name}.{key}", f"is not a setting (known: {', '.join(rules)})")
             values[key] = self.checked(node, key, f"{name}.{key}", rule)
         return section(**values)
 

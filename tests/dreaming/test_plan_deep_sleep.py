@@ -1,7 +1,6 @@
 """Deep sleep planned on texts: each promotion criterion, the routing, budgets, journal moves."""
 from __future__ import annotations
 
-import dataclasses
 import datetime as dt
 
 from apm_git.dreaming.execute import budget_problems, execute_deep_sleep, validate
@@ -87,7 +86,7 @@ def test_a_title_already_in_a_category_file_recurs() -> None:
 
 
 def test_routing_follows_the_config_and_unrouted_ids_or_taken_ids_stay() -> None:
-    config = dataclasses.replace(CONFIG, routing={**CONFIG.routing, "lesson": "decisions.md"})
+    config = CONFIG._replace(routing={**CONFIG.routing, "lesson": "decisions.md"})
     memory = memory_of(
         {"2026-04-09.md": journal(
             record("2026-04-09", "Token refresh race", "lesson"),
@@ -105,7 +104,7 @@ def test_routing_follows_the_config_and_unrouted_ids_or_taken_ids_stay() -> None
 
 
 def test_a_full_category_file_makes_room_by_score_or_keeps_the_newcomer() -> None:
-    config = dataclasses.replace(CONFIG, budgets={**CONFIG.budgets, "lessons.md": 13})
+    config = CONFIG._replace(budgets={**CONFIG.budgets, "lessons.md": 13})
     old = record("2026-01-01", "Old lesson", "lesson", last="2025-12-01", value="LOW")  # score 0
     proven = record("2025-01-01", "Proven lesson", "lesson", last="2025-01-01", hits=9, value="HIGH", proven=True)
     lessons = memory_file(old, proven, title="Lessons")  # 12 lines
@@ -125,7 +124,7 @@ def test_a_full_category_file_makes_room_by_score_or_keeps_the_newcomer() -> Non
     # With only the proven entry left to compete, the newcomer waits in its journal.
     crowded = memory_of({"2026-04-09.md": journal(record("2026-04-09", "New lesson", "lesson"))},
                        {"lessons.md": memory_file(proven, title="Lessons")})
-    tight = dataclasses.replace(CONFIG, budgets={**CONFIG.budgets, "lessons.md": 8})
+    tight = CONFIG._replace(budgets={**CONFIG.budgets, "lessons.md": 8})
     plan = plan_deep_sleep(crowded, TODAY, tight)
     assert plan.promotions == [] and plan.archivals == []
     assert [k.reason for k in plan.kept] == ["no room in memory/lessons.md (budget 8 lines)"]
@@ -194,7 +193,7 @@ def test_prose_over_budget_keeps_no_promotion_out() -> None:
 
 
 def test_a_journal_with_an_item_kept_out_for_room_does_not_move() -> None:
-    tight = dataclasses.replace(CONFIG, budgets={**CONFIG.budgets, "lessons.md": 8})
+    tight = CONFIG._replace(budgets={**CONFIG.budgets, "lessons.md": 8})
     proven = record("2025-01-01", "Proven lesson", "lesson", hits=9, value="HIGH", proven=True)
     memory = memory_of({"2026-03-01.md": journal(record("2026-03-01", "New lesson", "lesson"))},
                        {"lessons.md": memory_file(proven, title="Lessons")})

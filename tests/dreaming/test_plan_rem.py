@@ -1,7 +1,6 @@
 """REM planned on texts: every rule of the survival merge (docs/design.md 6)."""
 from __future__ import annotations
 
-import dataclasses
 import datetime as dt
 
 from apm_git.dreaming.plan import Fold, OverBudget, ProvenMark, Supersession, rem_trailers
@@ -54,7 +53,7 @@ def test_low_value_long_unreferenced_entries_go_whole_to_the_month_archive() -> 
 
 
 def test_an_over_budget_file_loses_its_lowest_scores_proven_last_and_never_conflicting() -> None:
-    config = dataclasses.replace(CONFIG, budgets={**CONFIG.budgets, "people.md": 18})
+    config = CONFIG._replace(budgets={**CONFIG.budgets, "people.md": 18})
     text = memory_file(
         record("2026-05-01", "Recent", last="2026-05-30"),  # 123
         record("2026-01-01", "Old high", value="HIGH", last=OLD),  # 58
@@ -67,8 +66,7 @@ def test_an_over_budget_file_loses_its_lowest_scores_proven_last_and_never_confl
         ("2026-01-01-old-high", "budget", 58), ("2026-01-01-old-medium", "budget", 33),
     ]
     assert parse(outcome.writes["people.md"]).line_count == 18
-    squeezed = plan_rem({"people.md": text}, None, TODAY, dataclasses.replace(
-        CONFIG, budgets={**CONFIG.budgets, "people.md": 5}))
+    squeezed = plan_rem({"people.md": text}, None, TODAY, CONFIG._replace(budgets={**CONFIG.budgets, "people.md": 5}))
     assert {a.entry_id for a in squeezed.plan.archivals} == {
         "2026-05-01-recent", "2026-01-01-old-high", "2026-01-01-old-medium", "2026-01-01-old-proven",
     }
@@ -92,7 +90,7 @@ def test_prose_over_budget_never_archives_an_entry_for_room() -> None:
 
 
 def test_an_entry_promoted_in_the_same_run_is_never_archived() -> None:
-    config = dataclasses.replace(CONFIG, budgets={**CONFIG.budgets, "lessons.md": 8})
+    config = CONFIG._replace(budgets={**CONFIG.budgets, "lessons.md": 8})
     old_low = record("2026-01-01", "Old low lesson", "lesson", last=OLD, value="LOW")  # archived for value
     squeezed = record("2026-05-30", "Squeezed", "lesson")  # archived for budget otherwise
     text = memory_file(old_low, squeezed, record("2026-05-31", "Kept", "lesson", value="HIGH"))
@@ -106,7 +104,7 @@ def test_an_entry_promoted_in_the_same_run_is_never_archived() -> None:
 
 
 def test_a_file_of_proven_entries_meets_its_budget_lowest_score_then_oldest_first() -> None:
-    config = dataclasses.replace(CONFIG, budgets={**CONFIG.budgets, "people.md": 12})
+    config = CONFIG._replace(budgets={**CONFIG.budgets, "people.md": 12})
     text = memory_file(
         record("2026-05-01", "Fresh proven", hits=9, value="HIGH", last="2026-05-30", proven=True),
         record("2026-01-01", "Stale proven", hits=5, value="HIGH", last="2025-01-01", proven=True),

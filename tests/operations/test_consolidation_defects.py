@@ -1,7 +1,6 @@
 """Consolidation as a new user meets it (issue 14): each case failed before its fix."""
 from __future__ import annotations
 
-import dataclasses
 import datetime as dt
 import json
 from pathlib import Path
@@ -177,9 +176,9 @@ def test_look_back_days_is_the_window_in_which_a_title_recurs() -> None:
     }
     memory = Memory(journals, {}, {})
     today = dt.date(2026, 4, 7)
-    narrow = dataclasses.replace(Config(), deep_sleep=DeepSleep(look_back_days=3))
+    narrow = Config()._replace(deep_sleep=DeepSleep(look_back_days=3))
     assert plan_deep_sleep(memory, today, narrow).promotions == []  # five days apart: no recurrence
-    wide = dataclasses.replace(Config(), deep_sleep=DeepSleep(look_back_days=5))
+    wide = Config()._replace(deep_sleep=DeepSleep(look_back_days=5))
     assert [(p.entry_id, p.reason) for p in plan_deep_sleep(memory, today, wide).promotions] == [
         ("2026-04-01-staging-runs-on-eu-west-1-nodes", "recurring"),
         ("2026-04-06-staging-runs-on-the-eu-west-1-nodes", "recurring"),

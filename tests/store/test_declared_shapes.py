@@ -2,23 +2,22 @@
 model/state_files.py's parts): every declared setting and part refuses a wrong value with its own message."""
 from __future__ import annotations
 
-import dataclasses
+from typing import Any
 
 import pytest
 
 from apm_git.errors import ConfigError
-from apm_git.model.config import Config, OneOf, Share, Whole, rule_of
+from apm_git.model.config import Config, OneOf, Rule, Share, Whole, rules_of
 from apm_git.model.state_files import FLUSH_STATE_PARTS, flush_state_problem
 from apm_git.store.config import _SECTIONS, parse_config
 from apm_git.store.state import empty_flush_state
 
-SCALARS = [(None, field) for field in dataclasses.fields(Config) if rule_of(field)] + [
-    (name, field) for name, section in _SECTIONS.items() for field in dataclasses.fields(section)
+SCALARS = [(None, Config, name, rule) for name, rule in rules_of(Config).items()] + [
+    (section, kind, name, rule) for section, kind in _SECTIONS.items() for name, rule in rules_of(kind).items()
 ]
 
 
-def too_far(field: dataclasses.Field[object]) -> object:
-    rule = rule_of(field)
+def too_far(rule: Rule) -> object:
     if isinstance(rule, Whole):
         return rule.maximum + 1
     if isinstance(rule, Share):
@@ -27,19 +26,17 @@ def too_far(field: dataclasses.Field[object]) -> object:
     return "no-such-word"
 
 
-@pytest.mark.parametrize(("section", "field"), SCALARS, ids=[f"{s or ''}.{f.name}" for s, f in SCALARS])
+@pytest.mark.parametrize(("section", "kind", "name", "rule"), SCALARS, ids=[f"{s or ''}.{n}" for s, _, n, _ in SCALARS])
 def test_every_declared_setting_refuses_a_value_past_its_rule_on_its_line(
-    section: str | None, field: dataclasses.Field[object],
+    section: str | None, kind: type[Any], name: str, rule: Rule,
 ) -> None:
-    rule = rule_of(field)
-    assert rule is not None, f"{field.name} declares no rule"
-    assert rule.problem(field.default) is None, "the default keeps the rule"
-    value = too_far(field)
-    text = (f"memory_budget: 4000\n{section}:\n  {field.name}: {value}\n" if section
-            else f"memory_dir: memory\n{field.name}: {value}\n")
+    assert rule.problem(kind._field_defaults[name]) is None, "the default keeps the rule"
+    value = too_far(rule)
+    text = (f"memory_budget: 4000\n{section}:\n  {name}: {value}\n" if section
+            else f"memory_dir: memory\n{name}: {value}\n")
     with pytest.raises(ConfigError) as refused:
         parse_config(text)
-    dotted = f"{section}.{field.name}" if section else field.name
+    dotted = f"{section}.{name}" if section else name
     line = 3 if section else 2
     assert str(refused.value) == f"apm.yaml:{line}: {dotted} {rule.problem(value)}; fix the file"
 
