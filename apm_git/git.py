@@ -44,6 +44,24 @@ def _run(
     return proc
 
 
+def _start(root: Path, *args: str) -> subprocess.Popen[bytes]:
+    """A git command left running, its output read by `_finish`."""
+    try:
+        return subprocess.Popen(("git", *args), cwd=root, env={**os.environ, **_BASE_ENV}, stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    except FileNotFoundError:
+        raise GitError("git is not installed or not on PATH; install git") from None
+
+
+def _finish(proc: subprocess.Popen[bytes]) -> bytes:
+    """The output of a command `_start` began, once it has ended; GitError when it failed."""
+    out, err = proc.communicate()
+    if proc.returncode != 0:
+        args = [str(arg) for arg in proc.args[1:]] if isinstance(proc.args, (list, tuple)) else []
+        raise GitError(_describe_failure(args, subprocess.CompletedProcess(proc.args, proc.returncode, out, err)))
+    return out
+
+
 def _out(root: Path, *args: str, env: Mapping[str, str] | None = None, stdin: bytes | None = None) -> str:
     return _run(root, *args, env=env, stdin=stdin).stdout.decode("utf-8", "surrogateescape")
 
@@ -393,8 +411,12 @@ REGULAR_MODES = ("100644", "100755")
 
 def index_blobs(root: Path, pathspecs: Sequence[str]) -> dict[str, str]:
     """path -> blob id of the regular files staged (stage 0) in the index, from one `git ls-files -s`."""
+    return _index_blobs(_run(root, "ls-files", "-s", "-z", "--", *pathspecs).stdout)
+
+
+def _index_blobs(data: bytes) -> dict[str, str]:
     blobs = {}
-    for line in _split_z(_run(root, "ls-files", "-s", "-z", "--", *pathspecs).stdout):
+    for line in _split_z(data):
         meta, path = line.split("\t", 1)
         mode, blob, stage = meta.split()
         if mode in REGULAR_MODES and stage == "0":
@@ -465,6 +487,25 @@ class RawChange(NamedTuple):
 def diff_raw(root: Path, *args: str, pathspecs: Sequence[str]) -> list[RawChange]:
     """`git <args> --raw -z -M -- <pathspecs>` (diff-index or diff-tree), parsed."""
     return _parse_raw(_split_z(_run(root, *args, "--raw", "-z", "-M", "--", *pathspecs).stdout))
+
+
+class StagedReads:
+    """What a commit's hook reads first, started together and read later: the index's blobs under
+    `pathspecs` (`git ls-files -s`) and its changes from `base` (`git diff-index --cached`).  The two git
+    processes run side by side while the hook imports its checks (docs/hook-entry.md, "Start-up").
+    Read each once; a failure raises GitError when it is read, as `index_blobs` and `diff_raw` would."""
+
+    __slots__ = ("_changes", "_listing")
+
+    def __init__(self, root: Path, base: str, pathspecs: Sequence[str]) -> None:
+        self._listing = _start(root, "ls-files", "-s", "-z", "--", *pathspecs)
+        self._changes = _start(root, "diff-index", "--cached", base, "--raw", "-z", "-M", "--", *pathspecs)
+
+    def listing(self) -> dict[str, str]:
+        return _index_blobs(_finish(self._listing))
+
+    def changes(self) -> list[RawChange]:
+        return _parse_raw(_split_z(_finish(self._changes)))
 
 
 def _parse_raw(parts: Sequence[str]) -> list[RawChange]:

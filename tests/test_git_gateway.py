@@ -108,3 +108,26 @@ def test_small_reads_tracked_git_path_ref_names_rev_list(root: Path) -> None:
     first = gateway.head(root)
     git(root, "commit", "-q", "--allow-empty", "-m", "empty")
     assert gateway.rev_list(root, "HEAD") == [first, gateway.head(root)]
+
+
+def test_staged_reads_answer_as_the_two_reads_they_replace(root: Path) -> None:
+    (root / "notes" / "b.md").write_text("beta\nstaged\n")
+    (root / "notes" / "c.md").write_text("new\n")
+    git(root, "add", "-A")
+    reads = gateway.StagedReads(root, "HEAD", ["notes"])
+    assert reads.listing() == gateway.index_blobs(root, ["notes"])
+    changes = reads.changes()
+    assert changes == gateway.diff_raw(root, "diff-index", "--cached", "HEAD", pathspecs=["notes"])
+    assert sorted((change.status, change.path) for change in changes) == [("A", "notes/c.md"), ("M", "notes/b.md")]
+
+
+def test_staged_reads_raise_when_read_where_git_failed(tmp_path: Path) -> None:
+    unborn = tmp_path / "unborn"
+    unborn.mkdir()
+    gateway.init(unborn)
+    (unborn / "a.md").write_text("a\n")
+    git(unborn, "add", "-A")
+    reads = gateway.StagedReads(unborn, "HEAD", ["."])  # no HEAD yet: the diff fails, the listing does not
+    assert list(reads.listing()) == ["a.md"]
+    with pytest.raises(GitError, match=r"^`git diff-index --cached` failed \(128\)"):
+        reads.changes()

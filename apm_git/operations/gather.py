@@ -67,6 +67,14 @@ def staged_sides(root: Path) -> Sides:
     return Sides(HEAD, INDEX, HEAD, "the index")
 
 
+def start_staged(repo: MemoryRepo, sides: Sides) -> git.StagedReads | None:
+    """For a hook's comparison of the index with a commit: its two git reads, started now for `gather`
+    to read later (`staged=`), so that git works while the hook imports its checks."""
+    if sides.new != INDEX or sides.base is None:
+        return None
+    return git.StagedReads(repo.root, sides.base, [repo.memory_prefix])
+
+
 def _commit(root: Path, ref: str, option: str) -> str:
     found = git.commit_id(root, ref)
     if found is None:
@@ -135,6 +143,7 @@ def gather(
     all_files: bool = False,
     pathspecs: Sequence[str] | None = None,
     base_texts: bool = False,
+    staged: git.StagedReads | None = None,
 ) -> Snapshot:
     """The snapshot of a comparison.
 
@@ -142,11 +151,13 @@ def gather(
     plus the changed files when `with_changed` or when no targets are given; `all_files`:
     every memory file on the new side.  The base side's text is read for append-only
     files, for Markdown files whose entry ids the cache lacks, and for all changed files
-    with `base_texts` (flush, which may put a file back as it was).
+    with `base_texts` (flush, which may put a file back as it was).  `staged`: the reads
+    `start_staged` began for these sides (the whole memory dir, so no `pathspecs`).
     """
+    assert staged is None or pathspecs is None, "the staged reads cover the whole memory dir"
     memory = repo.memory_prefix
-    listing, untracked = _listing(repo, sides.new)
-    raw = _changes(repo, sides, list(pathspecs or [memory]), listing, untracked)
+    listing, untracked = _listing(repo, sides.new, staged)
+    raw = _changes(repo, sides, list(pathspecs or [memory]), listing, untracked, staged)
     changes, base_blobs = _split(raw)
     archived = _archived_unchanged(repo, raw)
     changed = {change.path for change in changes if change.status != "D" and change.path in listing} - archived
@@ -234,12 +245,14 @@ def _under(listing: Iterable[str], targets: Iterable[str]) -> set[str]:
     return {path for path in listing if path in wanted or any(path.startswith(f"{t}/") for t in wanted)}
 
 
-def _listing(repo: MemoryRepo, side: str) -> tuple[dict[str, str | None], list[str]]:
+def _listing(
+    repo: MemoryRepo, side: str, staged: git.StagedReads | None = None,
+) -> tuple[dict[str, str | None], list[str]]:
     """Every regular file under the memory dir on the new side: path -> blob id (None: read the work tree);
     and, for the work tree, the untracked files under the memory dir."""
     memory = [repo.memory_prefix]
     if side == INDEX:
-        return dict(git.index_blobs(repo.root, memory)), []
+        return dict(staged.listing() if staged else git.index_blobs(repo.root, memory)), []
     if side != WORKTREE:
         return dict(git.tree_blobs(repo.root, side, memory)), []
     listing: dict[str, str | None] = dict(git.index_blobs(repo.root, memory))
@@ -254,6 +267,7 @@ def _listing(repo: MemoryRepo, side: str) -> tuple[dict[str, str | None], list[s
 
 def _changes(
     repo: MemoryRepo, sides: Sides, pathspecs: list[str], listing: dict[str, str | None], untracked: list[str],
+    staged: git.StagedReads | None = None,
 ) -> list[git.RawChange]:
     zero = "0" * 40
     if sides.base is None:
@@ -261,6 +275,8 @@ def _changes(
         return [git.RawChange("A", zero, listing[path] or zero, path) for path in sorted(scoped)]
     if sides.new == INDEX:
         try:
+            if staged:
+                return staged.changes()
             return git.diff_raw(repo.root, "diff-index", "--cached", sides.base, pathspecs=pathspecs)
         except GitError:
             if sides.base != HEAD or git.head(repo.root) is not None:

@@ -60,15 +60,18 @@ def run_hook(hook: str, files: list[str], key: str | None) -> Found:
     under `key`, and this hook's are returned."""
     from pathlib import Path
 
-    from apm_git.checks.run import run_checks
-    from apm_git.operations.gather import gather, staged_sides
-    from apm_git.operations.lint_merges import across_merges, merge_commits
+    from apm_git.operations.gather import gather, staged_sides, start_staged
     from apm_git.store.repo import open_repo
 
     repo = open_repo(Path.cwd())  # the repository git runs the hook in, whatever APM_GIT_REPO says
     prefix = repo.memory_prefix + "/"
     sides = staged_sides(repo.root)
-    snap = gather(repo, sides, targets={name for name in files if name.startswith(prefix)}, with_changed=True)
+    staged = start_staged(repo, sides)  # git reads the index while the checks are imported (docs/hook-entry.md)
+    from apm_git.checks.run import run_checks
+    from apm_git.operations.lint_merges import across_merges, merge_commits
+
+    snap = gather(repo, sides, targets={name for name in files if name.startswith(prefix)}, with_changed=True,
+                  staged=staged)
     found = run_checks(snap)
     merges = merge_commits(repo, sides)  # a range (pre-commit run --from-ref … --to-ref …): no git process otherwise
     if merges:

@@ -136,11 +136,12 @@ def test_hook_reads_the_index_that_git_commit_hands_it(repo: MemoryRepo) -> None
 
 def test_the_runner_imports_no_dataclasses(repo: MemoryRepo) -> None:
     """The runner is one short process per commit: importing dataclasses (with inspect, ast, dis and
-    tokenize) and generating each @dataclass cost it about 15 ms, so nothing it imports uses them."""
+    tokenize) and generating each @dataclass cost it about 15 ms, so nothing it imports uses them; nor
+    the command line's click (docs/hook-entry.md, "Start-up")."""
     stage_broken_record(repo)
     code = ("import sys\nfrom apm_git.operations.hook_run import main\n"
             "code = main(['apm-checks', 'memory/lessons.md'])\n"
-            "print(code, sorted(name for name in ('dataclasses', 'inspect') if name in sys.modules))\n")
+            "print(code, sorted(name for name in ('dataclasses', 'inspect', 'click') if name in sys.modules))\n")
     proc = subprocess.run((sys.executable, "-c", code), cwd=repo.root, capture_output=True, text=True, check=False)
     assert proc.stdout.endswith(BROKEN + "1 []\n"), (proc.stdout, proc.stderr)
 
