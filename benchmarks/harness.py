@@ -85,6 +85,13 @@ def alternate(repeat: int, *steps: Callable[[int], float]) -> list[list[float]]:
     return samples
 
 
+def paired_ratio(samples: Sequence[float], baselines: Sequence[float]) -> float:
+    """The median of each round's sample over the same round's baseline (`alternate`): the machine's
+    speed drifts within seconds, and a round sees one speed, so this moves less between runs than
+    the ratio of the two medians."""
+    return statistics.median(sample / base for sample, base in zip(samples, baselines, strict=True))
+
+
 def make_repos(workdir: Path, presets: Sequence[str]) -> dict[str, GeneratedRepo]:
     repos = {}
     for name in presets:
