@@ -44,10 +44,10 @@ def _run(
     return proc
 
 
-def _start(root: Path, *args: str) -> subprocess.Popen[bytes]:
-    """A git command left running, its output read by `_finish`."""
+def _start(root: Path, *args: str, stdin: int = subprocess.DEVNULL) -> subprocess.Popen[bytes]:
+    """A git command left running (`stdin=subprocess.PIPE` to talk to it), its output read by `_finish`."""
     try:
-        return subprocess.Popen(("git", *args), cwd=root, env={**os.environ, **_BASE_ENV}, stdin=subprocess.DEVNULL,
+        return subprocess.Popen(("git", *args), cwd=root, env={**os.environ, **_BASE_ENV}, stdin=stdin,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     except FileNotFoundError:
         raise GitError("git is not installed or not on PATH; install git") from None
@@ -176,12 +176,7 @@ def small_blobs(root: Path, blobs: Iterable[str], limit: int) -> tuple[dict[str,
         return {}, {}
     if len(ids) > SMALL_BATCH:
         return _small_blobs_apart(root, ids, limit)
-    try:
-        proc = subprocess.Popen(("git", "cat-file", "--batch-command", "--buffer"), cwd=root,
-                                env={**os.environ, **_BASE_ENV}, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE)
-    except FileNotFoundError:
-        raise GitError("git is not installed or not on PATH; install git") from None
+    proc = _start(root, "cat-file", "--batch-command", "--buffer", stdin=subprocess.PIPE)
     assert proc.stdin is not None and proc.stdout is not None
     sizes: dict[str, int] = {}
     small: list[str] = []
