@@ -10,17 +10,20 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import stat
 from pathlib import Path
 
 from apm_git import git
 from apm_git.errors import ApmGitError, StateError
 from apm_git.merge import MemoryMerge, MergeConflict, merge_memory
+from apm_git.merge.readable import readable_texts, screen, why_unreadable
 from apm_git.model import names
 from apm_git.model.config import CONFIG_FILE, Config
+from apm_git.model.limits import MAX_FILE_BYTES
 from apm_git.model.records import count_lines
 from apm_git.store import cache
 from apm_git.store.config import load_config
-from apm_git.store.repo import STATE_DIR, decode, find_root
+from apm_git.store.repo import STATE_DIR, find_root
 
 GITHEAD = "GITHEAD_"
 Tree = dict[str, str]
@@ -45,14 +48,10 @@ class DriverResult:
 def merge_file(
     base_file: Path, ours_file: Path, theirs_file: Path, path: str, *, cwd: Path | None = None,
 ) -> DriverResult:
-    """Merge %O, %A and %B of `path` into %A; a file that is not UTF-8 is left as %A (a StateError)."""
-    texts = []
-    for file in (base_file, ours_file, theirs_file):
-        try:
-            texts.append(decode(file.read_bytes(), path))
-        except OSError as error:
-            raise StateError(f"cannot read {file} ({error.strerror}); git called the merge driver with a bad path") \
-                from None
+    """Merge %O, %A and %B of `path` into %A.  A version the merge cannot read (not UTF-8, NUL bytes, over the
+    read limit, not a regular file) is a StateError, and %A is left as it was: git reports a conflict."""
+    texts = [read_version(file, path, label) for file, label in zip(
+        (base_file, ours_file, theirs_file), ("the base's version", "our version", "their version"), strict=True)]
     base, ours, theirs = texts
     found = find_root((cwd or Path.cwd()).absolute())
     root = found[0] if found is not None else None
@@ -81,6 +80,29 @@ def merge_file(
     written = _write(ours_file, ours, path, merged, conflicts, [name for name in result.unmerged if name == path],
                      memory_wide=memory_wide)
     return _over_budget(config, written, merged, texts)
+
+
+def read_version(file: Path, path: str, label: str) -> str:
+    """The text of one version git handed the driver, read with bounds: the file's type and size are checked
+    on the open file before a byte is read (a FIFO would block a read, a device or a huge file exhaust
+    memory), and at most MAX_FILE_BYTES + 1 bytes are read whatever the size said."""
+    try:
+        fd = os.open(file, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
+    except OSError as error:
+        raise StateError(f"cannot read {file} ({error.strerror}); git called the merge driver with a bad path") \
+            from None
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise StateError(f"{file} ({label} of {path}) is not a regular file (a FIFO, a device or a folder); git "
+                             "hands the merge driver regular files: nothing was merged")
+        data = handle.read(MAX_FILE_BYTES + 1) if info.st_size <= MAX_FILE_BYTES else None
+    why = why_unreadable(data, info.st_size if data is None else len(data))
+    if why is not None:
+        raise StateError(f"{path}: {label} {why}, so its entries cannot be merged; ours is left as it was and git "
+                         "reports a conflict: merge the file by hand")
+    assert data is not None
+    return data.decode("utf-8")
 
 
 def _over_budget(config: Config, result: DriverResult, merged: str | None, texts: list[str]) -> DriverResult:
@@ -130,11 +152,20 @@ def _commits(root: Path, config: Config, path: str) -> tuple[str, str, str] | No
 
 
 def _whole_memory(root: Path, config: Config, commits: tuple[str, str, str]) -> tuple[Tree, Tree, Tree] | None:
-    """The memory of the merge base, HEAD and the commit being merged."""
+    """The memory of the merge base, HEAD and the commit being merged; None when a Markdown file of one of them
+    cannot be read and a merge would have to give up a readable version for it (`apm-git sync` stops there):
+    the driver then merges its one file alone, so no entry of the unreadable file is taken for deleted."""
     try:
-        base, ours, theirs = (_tree(root, rev, config.memory_dir) for rev in commits)
+        found = [git.tree_texts(root, rev, [config.memory_dir, CONFIG_FILE], limit=MAX_FILE_BYTES) for rev in commits]
     except ApmGitError:
         return None
+    sides = [readable_texts(side.texts, side.datas, side.sizes, memory_dir=config.memory_dir) for side in found]
+    screened = screen([side.blobs for side in found], [unreadable for _, unreadable in sides],
+                      memory_dir=config.memory_dir)
+    if screened.refused:
+        return None
+    base, ours, theirs = ({path: text for path, text in texts.items() if path not in screened.aside}
+                          for texts, _ in sides)
     return base, ours, theirs
 
 
@@ -167,8 +198,3 @@ def _remember(
                            name in result.unmerged)
     (git_dir / STATE_DIR).mkdir(exist_ok=True)
     cache.write(git_dir / STATE_DIR / CACHE, {"commits": list(commits), "files": files})
-
-
-def _tree(root: Path, rev: str, memory_dir: str) -> dict[str, str]:
-    """Every text file of the memory dir (and apm.yaml) in a commit; a file that is not UTF-8 is left out."""
-    return git.tree_texts(root, rev, [memory_dir, CONFIG_FILE])[0]
