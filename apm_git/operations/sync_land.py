@@ -25,6 +25,7 @@ from apm_git.model.limits import MAX_FILE_BYTES, megabytes
 from apm_git.model.records import count_lines
 from apm_git.model.vocabulary import SyncStep
 from apm_git.store import landing
+from apm_git.store.clone import clone_trailer
 from apm_git.store.repo import MemoryRepo
 
 BACKUP_PREFIX = "refs/apm-git/backup/"
@@ -119,7 +120,7 @@ def merge(repo: MemoryRepo, head: str, theirs: str, source: str) -> Integrated:
     archives = rem_trailers(budget.plan, memory)
     trailers = [("Apm-Merge", source), *(("Apm-Conflict", conflict) for conflict in conflicts)]
     trailers += [("Apm-Unmerged", path) for path in outcome.unmerged]
-    trailers += [*archives, ("Apm-Trigger", "sync")]
+    trailers += [*archives, ("Apm-Trigger", "sync"), clone_trailer(repo.git_dir)]
     text = trailer_model.message(f"merge {source} (sync)", trailers, budget_note(budget.plan, memory))
     contents = {path: None if data is None else data.encode("utf-8") for path, data in files.items()}
     env = clock.git_date_env()
