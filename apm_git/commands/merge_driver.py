@@ -16,17 +16,16 @@ from pathlib import Path
 from apm_git import git
 from apm_git.errors import ApmGitError, StateError
 from apm_git.merge import MemoryMerge, MergeConflict, merge_memory
-from apm_git.merge.readable import readable_texts, screen, why_unreadable
+from apm_git.merge.readable import why_unreadable
 from apm_git.model import names
-from apm_git.model.config import CONFIG_FILE, Config
+from apm_git.model.config import Config
 from apm_git.model.limits import MAX_FILE_BYTES
 from apm_git.model.records import count_lines
+from apm_git.operations.merge_sides import Tree, driver_config, whole_memory
 from apm_git.store import cache
-from apm_git.store.config import load_config
 from apm_git.store.repo import STATE_DIR, find_root
 
 GITHEAD = "GITHEAD_"
-Tree = dict[str, str]
 
 
 @dataclasses.dataclass
@@ -55,13 +54,13 @@ def merge_file(
     base, ours, theirs = texts
     found = find_root((cwd or Path.cwd()).absolute())
     root = found[0] if found is not None else None
-    config = _config(root)
+    config = driver_config(root)
     commits = _commits(root, config, path) if root is not None else None
     if found is not None and commits is not None:
         cached = _cached(found[1], commits, path, texts)
         if cached is not None:
             return _over_budget(config, _write(ours_file, ours, path, *cached, memory_wide=True), cached[0], texts)
-    sides = _whole_memory(found[0], config, commits) if found is not None and commits is not None else None
+    sides = whole_memory(found[0], config, commits) if found is not None and commits is not None else None
     memory_wide = sides is not None
     if sides is None:
         sides = ({}, {}, {})
@@ -124,16 +123,6 @@ def _write(ours_file: Path, ours: str, path: str, merged: str | None, conflicts:
     return DriverResult(path, wrote, memory_wide, conflicts, unmerged)
 
 
-def _config(root: Path | None) -> Config:
-    """The repository's apm.yaml (memory dir, append-only globs); the defaults when it cannot be read."""
-    if root is None or not (root / CONFIG_FILE).is_file():
-        return Config()
-    try:
-        return load_config(root)
-    except ApmGitError:
-        return Config()
-
-
 def _commits(root: Path, config: Config, path: str) -> tuple[str, str, str] | None:
     """(merge base, HEAD, the commit being merged) when git says which commit that is (one
     `GITHEAD_<commit>` variable) and `path` is a memory file; None otherwise."""
@@ -149,24 +138,6 @@ def _commits(root: Path, config: Config, path: str) -> tuple[str, str, str] | No
     except ApmGitError:
         return None
     return (base, ours, theirs) if base and ours and theirs else None
-
-
-def _whole_memory(root: Path, config: Config, commits: tuple[str, str, str]) -> tuple[Tree, Tree, Tree] | None:
-    """The memory of the merge base, HEAD and the commit being merged; None when a Markdown file of one of them
-    cannot be read and a merge would have to give up a readable version for it (`apm-git sync` stops there):
-    the driver then merges its one file alone, so no entry of the unreadable file is taken for deleted."""
-    try:
-        found = [git.tree_texts(root, rev, [config.memory_dir, CONFIG_FILE], limit=MAX_FILE_BYTES) for rev in commits]
-    except ApmGitError:
-        return None
-    sides = [readable_texts(side.texts, side.datas, side.sizes, memory_dir=config.memory_dir) for side in found]
-    screened = screen([side.blobs for side in found], [unreadable for _, unreadable in sides],
-                      memory_dir=config.memory_dir)
-    if screened.refused:
-        return None
-    base, ours, theirs = ({path: text for path, text in texts.items() if path not in screened.aside}
-                          for texts, _ in sides)
-    return base, ours, theirs
 
 
 # Git calls the driver once per file that both sides changed; the memory-wide merge is the same for
