@@ -395,6 +395,11 @@ def merge_base(root: Path, one: str, other: str) -> str | None:
     return proc.stdout.decode().strip() or None
 
 
+def merge_bases(root: Path, one: str, other: str) -> list[str]:
+    """Every best common ancestor of two commits (`merge-base --all`): more than one in a criss-cross history."""
+    return _run(root, "merge-base", "--all", one, other, check=False).stdout.decode().split()
+
+
 def merges(root: Path, base: str, tip: str) -> list[tuple[str, list[str]]]:
     """The merge commits in `base..tip`, oldest first, each with its parents."""
     lines = _out(root, "rev-list", "--merges", "--parents", "--topo-order", "--reverse", f"{base}..{tip}")

@@ -76,11 +76,11 @@ def merge(repo: MemoryRepo, head: str, theirs: str, source: str) -> Integrated:
     from apm_git.merge import lost_entries, merge_memory
 
     root = repo.root
-    base = git.merge_base(root, head, theirs)
     # apm-git's own merge driver (`.gitattributes`) would run once per memory file: sync merges those itself.
     tree, git_conflicts = git.merge_tree(root, head, theirs, ours_for=[MERGE_DRIVER])
     memory = repo.memory_prefix
-    sides = [read_memory(repo, rev) if rev else MemorySide({}, {}, {}) for rev in (base, head, theirs)]
+    base, base_side = merge_base_side(repo, head, theirs)
+    sides = [base_side, read_memory(repo, head), read_memory(repo, theirs)]
     screened = screen([side.blobs for side in sides], [side.unreadable for side in sides], memory_dir=memory)
     if screened.refused:
         raise StateError(refusal_line(repo, screened.refused[0], base, (head, theirs), source))
@@ -256,6 +256,27 @@ def read_memory(repo: MemoryRepo, rev: str) -> MemorySide:
     found = git.tree_texts(repo.root, rev, [f":(literal){repo.memory_prefix}"], limit=MAX_FILE_BYTES)
     texts, unreadable = readable_texts(found.texts, found.datas, found.sizes, memory_dir=repo.memory_prefix)
     return MemorySide(texts, found.blobs, unreadable)
+
+
+def merge_base_side(repo: MemoryRepo, head: str, theirs: str) -> tuple[str | None, MemorySide]:
+    """The merge base and its memory.  A criss-cross history (two agents on branches of their own that merged
+    each other's work at once) has several best common ancestors; the base is then a virtual one, their
+    memories merged in turn (each pair from its own merge base), as git's recursive merge does: a hit that
+    both sides hold through one of them is in the base, so it counts once, not twice."""
+    from apm_git.merge import merge_memory
+
+    bases = git.merge_bases(repo.root, head, theirs)
+    if not bases:
+        return None, MemorySide({}, {}, {})
+    side = read_memory(repo, bases[0])
+    for other in bases[1:]:
+        below = git.merge_base(repo.root, bases[0], other)
+        lower, more = read_memory(repo, below) if below else MemorySide({}, {}, {}), read_memory(repo, other)
+        merged = merge_memory(lower.texts, side.texts, more.texts, memory_dir=repo.memory_prefix,
+                              append_only=repo.config.append_only)
+        side = MemorySide({path: text for path, text in merged.files.items() if text is not None}, side.blobs,
+                          {**more.unreadable, **side.unreadable})
+    return bases[0], side
 
 
 def refusal_line(repo: MemoryRepo, refusal: Refusal, base: str | None, commits: tuple[str, str], source: str) -> str:

@@ -3,6 +3,7 @@ it with nothing changed, counters add up, and merges of any size are iterative a
 from __future__ import annotations
 
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -165,6 +166,33 @@ def test_two_clones_hitting_one_entry_in_the_same_second_count_both_hits(
     assert sync(run_cli, laptop, now="2026-05-06T09:00:00")[0] == 0
     for root in (laptop, server):
         assert entry_of(root, ident) == "last_referenced=2026-05-06, hit_count=2, decision_value=MEDIUM"
+
+
+def test_a_criss_cross_history_counts_each_hit_once(run_cli: Invoke, tmp_path: Path, url_by_path: str) -> None:
+    """Two agents on branches of their own that merged each other's work at the same time: the next merge has
+    two best common ancestors, and merges from a virtual base (both merged), as git's recursive merge does."""
+    laptop, server = two_clones(run_cli, tmp_path, url_by_path)
+    assert run_cli("--repo", str(server), "setup", "--no-install").exit_code == 0  # the driver, for git merge
+    add(run_cli, laptop, "shared lesson")
+    assert sync(run_cli, laptop)[0] == 0
+    assert sync(run_cli, server)[0] == 0
+    ident = "2026-05-04-shared-lesson"
+    for root, branch, day in ((laptop, "a", "2026-05-06T09:00:00"), (server, "b", "2026-05-07T09:00:00")):
+        hit(run_cli, root, ident, day)
+        assert sync(run_cli, root, "--branch", branch, now=day)[0] == 0  # A1 on a, B1 on b
+    git(server, "fetch", "-q", "origin", "a:refs/remotes/origin/a")  # the server sees A1 before a moves on
+    assert sync(run_cli, laptop, "--branch", "a", "--gather", "b", now="2026-05-08T09:00:00")[0] == 0  # MA
+    ran = subprocess.run(("git", "merge", "--no-edit", "origin/a"), cwd=server, capture_output=True, text=True,
+                         check=False)  # MB = B1 + A1, through the merge driver
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    git(server, "push", "-q", "origin", "HEAD:b")
+    assert entry_of(server, ident).startswith("last_referenced=2026-05-07, hit_count=2,")
+    hit(run_cli, laptop, ident, "2026-05-09T09:00:00")  # one more, on top of MA
+    code, _, err = sync(run_cli, laptop, "--branch", "a", "--gather", "b", now="2026-05-09T09:00:00")
+    assert code == 0, err
+    head = git(laptop, "rev-parse", "HEAD").strip()
+    assert len(git(laptop, "merge-base", "--all", f"{head}^1", f"{head}^2").split()) == 2  # criss-cross
+    assert entry_of(laptop, ident) == "last_referenced=2026-05-09, hit_count=3, decision_value=MEDIUM"
 
 
 def test_a_side_that_appends_1200_records_merges_without_recursion(
