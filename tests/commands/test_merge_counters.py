@@ -66,7 +66,8 @@ def test_a_plain_git_pull_adds_up_hits_both_sides_made_alike(run_cli: Invoke, tm
     assert "hit_count=2" in git(server, "show", "HEAD:memory/2026-05-04.md")
     assert git(server, "rev-list", "--count", "--merges", "HEAD").strip() == "1"
     message = git(server, "log", "-1", "--format=%B")
-    assert message.startswith("memory: count the hits both sides of merge ") and "Apm-Trigger: merge-counters" in message
+    assert message.startswith("memory: count the hits both sides of merge ")
+    assert "Apm-Trigger: merge-counters" in message
     assert git(server, "status", "--porcelain") == ""
     again = run_cli("--repo", str(server), "--json", "merge-counters")
     assert '"skipped": "HEAD is not a merge of two commits"' in again.stdout
