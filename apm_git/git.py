@@ -395,6 +395,11 @@ def merge_base(root: Path, one: str, other: str) -> str | None:
     return proc.stdout.decode().strip() or None
 
 
+def merge_bases(root: Path, one: str, other: str) -> list[str]:
+    """Every best common ancestor of two commits (`merge-base --all`): more than one in a criss-cross history."""
+    return _run(root, "merge-base", "--all", one, other, check=False).stdout.decode().split()
+
+
 def merges(root: Path, base: str, tip: str) -> list[tuple[str, list[str]]]:
     """The merge commits in `base..tip`, oldest first, each with its parents."""
     lines = _out(root, "rev-list", "--merges", "--parents", "--topo-order", "--reverse", f"{base}..{tip}")
@@ -430,21 +435,32 @@ def tree_blobs(root: Path, rev: str, pathspecs: Sequence[str]) -> dict[str, str]
     return blobs
 
 
-def tree_texts(root: Path, rev: str, pathspecs: Sequence[str]) -> tuple[dict[str, str], dict[str, str]]:
-    """The UTF-8 regular files of a commit under `pathspecs` (path -> text), and every file's blob id;
-    a file that is not UTF-8 has a blob id but no text."""
+class TreeFiles(NamedTuple):
+    """The regular files of a commit's tree under some pathspecs: what `tree_texts` found."""
+
+    texts: dict[str, str]  # path -> text, for the UTF-8 files of at most the size limit
+    blobs: dict[str, str]  # path -> blob id, for every file
+    sizes: dict[str, int]  # path -> size in bytes, for every file
+    datas: dict[str, bytes]  # path -> bytes, for every file of at most the size limit (the text ones too)
+
+
+def tree_texts(root: Path, rev: str, pathspecs: Sequence[str], *, limit: int) -> TreeFiles:
+    """The regular files of a commit under `pathspecs`: every file's blob id and size, the bytes of those
+    of at most `limit` bytes (a larger blob never leaves git: `small_blobs`), and the text of those
+    that are UTF-8."""
     blobs = tree_blobs(root, rev, pathspecs)
-    datas = cat_files(root, blobs.values())
-    texts = {}
+    sizes, contents = small_blobs(root, blobs.values(), limit)
+    texts, datas = {}, {}
     for path, blob in blobs.items():
-        data = datas.get(blob)
+        data = contents.get(blob)
         if data is None:
             continue
+        datas[path] = data
         try:
             texts[path] = data.decode("utf-8")
         except UnicodeDecodeError:
             continue
-    return texts, blobs
+    return TreeFiles(texts, blobs, {path: sizes.get(blob, 0) for path, blob in blobs.items()}, datas)
 
 
 def untracked(root: Path, pathspecs: Sequence[str]) -> list[str]:

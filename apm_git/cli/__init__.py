@@ -22,7 +22,7 @@ COMMANDS: tuple[click.Command, ...] = (
     dreaming.deep_sleep_cmd, dreaming.rem_cmd, dreaming.dream_cmd, dreaming.history_cmd, dreaming.import_cmd,
     dreaming.forget_cmd,
     review.diff_cmd, review.log_cmd,
-    sync.sync_cmd,
+    sync.sync_cmd, sync.merge_counters_cmd,
     agents.recall_cmd, agents.hooks_group, agents.mcp_cmd, agents.audit_cmd,
     ci.ci_group,
 )

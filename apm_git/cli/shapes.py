@@ -1,5 +1,5 @@
-"""The `--json` output of the memory commands (init, setup, merge-driver, journal add, flush, index, status,
-lint, baseline, allow-secret, load, remember, search, hit): version 1, documented in docs/json.md.
+"""The `--json` output of the memory commands (init, setup, merge-driver, merge-counters, journal add, flush, index,
+status, lint, baseline, allow-secret, load, remember, search, hit): version 1, documented in docs/json.md.
 
 Each shape is built key by key from the command's result, never with `dataclasses.asdict`, so renaming a
 field inside apm-git cannot change the output; apm_git/schemas/<command>.schema.json declares each one
@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from apm_git.commands.init import InitResult
     from apm_git.commands.lint import LintResult
     from apm_git.commands.load import LoadResult
+    from apm_git.commands.merge_counters import CountersResult
     from apm_git.commands.merge_driver import DriverResult
     from apm_git.commands.remember import RememberResult
     from apm_git.commands.search import SearchResult
@@ -69,6 +70,11 @@ def merge_driver_json(result: DriverResult) -> dict[str, Any]:
         "over_budget": None if result.over_budget is None else {
             "lines": result.over_budget[0], "budget": result.over_budget[1]},
     }
+
+
+def merge_counters_json(result: CountersResult) -> dict[str, Any]:
+    return {"version": VERSION, "merge": result.merge, "counted": list(result.counted), "commit": result.commit,
+            "left": list(result.left), "skipped": result.skipped}
 
 
 def journal_add_json(entry: JournalEntry) -> dict[str, Any]:

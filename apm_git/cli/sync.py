@@ -1,4 +1,4 @@
-"""sync: share the memory through a git remote."""
+"""sync: share the memory through a git remote; merge-counters: the hits git merged alike, counted."""
 from __future__ import annotations
 
 from typing import Any
@@ -69,3 +69,24 @@ def sync_lines(result: Any) -> list[str]:
     elif not result.pushed:
         lines.append(f"apm-git: {where} already holds {result.after[:12]}")
     return lines
+
+
+@click.command("merge-counters")
+@click.pass_context
+def merge_counters_cmd(ctx: click.Context) -> int:
+    """After a git merge: commit the hit counts both sides changed alike (the post-merge hook runs it).
+
+    Git merges a file both sides changed to the same bytes without its merge driver, so two hits of one
+    entry on the same day would count once; this adds them up in a commit after the merge.
+    """
+    from apm_git.cli.shapes import merge_counters_json
+    from apm_git.commands.merge_counters import merge_counters
+
+    result = merge_counters(state(ctx).repo())
+    for path in result.left:
+        click.echo(f"apm-git: WARNING: {path} holds an edit of yours that is not committed, so the hit counts both "
+                   "sides of the merge made alike in it were not added up", err=True)
+    text = (f"apm-git: added up the hit counts both sides made alike in {', '.join(result.counted)} "
+            f"({result.commit[:12]})" if result.commit else None)
+    emit(ctx, merge_counters_json(result), text)
+    return EXIT_OK

@@ -45,6 +45,7 @@ def test_each_hook_command_flushes_with_its_payload(repo: MemoryRepo, tmp_path: 
                           cwd=tmp_path, check=False)
     assert proc.returncode == 0, proc.stderr
     found = dict(trailers.parse(git(repo.root, "log", "-1", "--format=%B")))
+    assert found.pop("Apm-Clone") == (repo.git_dir / "apm-git/clone-id").read_text().split("\t")[0]  # the clone's id
     assert found == {"Apm-Trigger": trigger, "Apm-Scope": "all", "Apm-Session": f"sess-{event}"}
     assert git(repo.root, "status", "--porcelain") == ""
 

@@ -22,7 +22,8 @@ DOCS = Path(__file__).resolve().parents[2] / "docs" / "json.md"
 # Each command with --json and the schema(s) of what it prints (`import` prints its plan, or with --apply
 # the run; `deep-sleep --plan` prints the plan).
 SCHEMA_OF = {
-    "init": ("init",), "setup": ("setup",), "merge-driver": ("merge-driver",), "journal add": ("journal-add",),
+    "init": ("init",), "setup": ("setup",), "merge-driver": ("merge-driver",),
+    "merge-counters": ("merge-counters",), "journal add": ("journal-add",),
     "flush": ("flush",), "index": ("index",), "status": ("status",), "lint": ("lint",), "baseline": ("baseline",),
     "allow-secret": ("baseline",), "load": ("load",), "remember": ("remember",), "search": ("search",),
     "hit": ("hit",), "recall": ("recall",), "hooks install": ("hooks-install",),
@@ -251,6 +252,7 @@ def test_the_real_output_of_every_command_fits_its_schema(
     theirs.write_text("# Lessons\n")
     monkeypatch.chdir(root)
     run.json("merge-driver", "merge-driver", str(base), str(ours), str(theirs), "memory/lessons.md")
+    assert run.json("merge-counters", "merge-counters")["skipped"] == "HEAD is not a merge of two commits"
 
     named = {name for names in SCHEMA_OF.values() for name in names}
     assert named <= set(run.seen), f"not exercised: {sorted(named - set(run.seen))}"

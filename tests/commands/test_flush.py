@@ -16,7 +16,8 @@ from tests.conftest import Invoke, git, run_apm
 
 
 def head_trailers(root: Path) -> dict[str, str]:
-    return dict(trailers.parse(git(root, "log", "-1", "--format=%B")))
+    """HEAD's trailers but `Apm-Clone`, the clone's random id (test_flush_is_one_commit_… checks it)."""
+    return {key: value for key, value in trailers.parse(git(root, "log", "-1", "--format=%B")) if key != "Apm-Clone"}
 
 
 def test_flush_is_one_commit_with_trailers_and_state(repo: MemoryRepo, run_cli: Invoke) -> None:
@@ -28,6 +29,8 @@ def test_flush_is_one_commit_with_trailers_and_state(repo: MemoryRepo, run_cli: 
     assert git(repo.root, "rev-list", "--count", "HEAD").strip() == "2"
     assert git(repo.root, "log", "-1", "--format=%s").strip() == "memory: flush 3 files (pre-compact, all)"
     assert head_trailers(repo.root) == {"Apm-Trigger": "pre-compact", "Apm-Scope": "all", "Apm-Session": "s-1"}
+    clone = (repo.git_dir / "apm-git" / "clone-id").read_text().split("\t")[0]
+    assert trailers.parse(git(repo.root, "log", "-1", "--format=%B"))[-1] == ("Apm-Clone", clone)
     assert "before compaction" in git(repo.root, "log", "-1", "--format=%b")
     assert git(repo.root, "log", "-1", "--format=%cI").strip() == "2026-04-06T14:30:00+00:00"
     state = json.loads((repo.memory / "flush-state.json").read_text())
