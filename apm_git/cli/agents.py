@@ -174,13 +174,20 @@ def status_cmd(ctx: click.Context, no_run: bool) -> int:
 @click.command("mcp")
 @click.option("--repo", "repo_path", type=click.Path(path_type=Path),
               help="The memory repository (same as the global --repo; default: $APM_GIT_REPO or the current one).")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True, max=86_400), default=60.0, show_default=True,
+              envvar="APM_GIT_MCP_TIMEOUT",
+              help="Seconds a tool call may take; a call past it is stopped and answers with an error "
+                   "(env APM_GIT_MCP_TIMEOUT).")
 @click.pass_context
-def mcp_cmd(ctx: click.Context, repo_path: Path | None) -> int:
+def mcp_cmd(ctx: click.Context, repo_path: Path | None, timeout: float) -> int:
     """Serve the memory over MCP on stdio (tools: load, search, journal_add, remember, hit, flush, history,
-    status; resource: the index).  Register it with `claude mcp add apm-git -- apm-git mcp --repo PATH`."""
+    status; resource: the index).  Register it with `claude mcp add apm-git -- apm-git mcp --repo PATH`.
+    Refuses to start without a memory repository (exit 3); ends when its client goes away."""
     from apm_git.agents.mcp_server import serve
+    from apm_git.store.repo import open_repo
 
-    serve(repo_path or state(ctx).repo_path)
+    repo = open_repo(repo_path or state(ctx).repo_path)  # checked before serving: every tool would fail
+    serve(repo.root, timeout)
     return EXIT_OK
 
 
