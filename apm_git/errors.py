@@ -108,6 +108,10 @@ class PlanRefused(FindingsError):
     """A plan (or a run) that cannot be carried out as it stands; nothing was changed."""
 
 
+class SecretInMessage(FindingsError):
+    """A commit message or session id given to a flush looks like it holds a credential; nothing was committed."""
+
+
 class FitnessError(ValueError):
     pass
 

@@ -80,6 +80,10 @@ def _say_notices() -> None:
     if landing is not None:
         for note in landing.take_notices():
             click.echo(f"apm-git: {note}", err=True)
+    odd_names = sys.modules.get("apm_git.store.odd_names")  # files skipped for a name that is not UTF-8
+    if odd_names is not None:
+        for note in odd_names.take_notices():
+            click.echo(f"apm-git: {note}", err=True)
 
 
 def _say_fallback_identity() -> None:

@@ -156,11 +156,12 @@ def flush_cmd(
     else:
         repo = open_repo(repo_path)
     chosen = scope_for(repo, scope, room, create=create)
-    result = flush(repo, trigger=trigger, scope=chosen, session=session, message=message, if_idle=if_idle)
-    if hook_input is not None and session and not result.commit:
+    result = flush(repo, trigger=trigger, scope=chosen, session=session, message=message, if_idle=if_idle,
+                   hook=hook_input is not None)
+    if hook_input is not None and result.session and not result.commit:
         from apm_git.agents.audit import note_clean_flush
 
-        note_clean_flush(repo, trigger, session)  # no commit to show it, so `audit` reads this note
+        note_clean_flush(repo, trigger, result.session)  # no commit to show it, so `audit` reads this note
     if result.commit:
         what = f"{len(result.files)} file(s) as {result.commit[:12]} ({result.trigger}, {result.scope})"
         text = [f"apm-git: flushed {what}"]
@@ -181,7 +182,7 @@ def flush_cmd(
             f"apm-git: WARNING: {name} looks like it holds a secret, so it was NOT committed; it stays on disk "
             "as it is: remove the secret (see the finding above), then flush again", err=True,
         )
-    for note in result.notes:
+    for note in result.notes + result.cut:
         click.echo(f"apm-git: WARNING: {note}", err=True)
     emit(ctx, shapes.flush_json(result), "\n".join(text))
     return EXIT_FINDINGS if result.notes else EXIT_OK

@@ -27,6 +27,7 @@ from apm_git.dreaming.plan_shape import IMPORT_PLAN, PLAN_VERSION
 from apm_git.errors import PlanRefused
 from apm_git.model import dated
 from apm_git.model.fitness import Fitness
+from apm_git.model.limits import MAX_FILE_BYTES, megabytes
 from apm_git.model.names import repo_rel
 from apm_git.model.records import Block, Record, RecordFile, parse, render_record, reparse, split_lines, strip_eol
 from apm_git.model.sections import DATED, section_kind
@@ -72,8 +73,14 @@ def plan_import(files: Mapping[str, str], routing: Mapping[str, str], taken: Map
     """`files`: texts of the journals and category files by memory-relative path; `routing`: kind -> file;
     `taken`: entry id -> where it already is."""
     plan = ImportPlan(today)
-    for source in _sources(files, routing, taken, plan.skipped):
-        plan.items.append(source.item)
+    sources = _sources(files, routing, taken, plan.skipped)
+    by_file: dict[str, list[tuple[_Source, str]]] = {}
+    for source in sources:
+        by_file.setdefault(source.item.file, []).append((source, source.item.kind))
+    too_large = _too_large(files, by_file)
+    for name, size in too_large.items():
+        plan.skipped.append(Skipped(name, 1, _too_large_reason(size)))
+    plan.items += [source.item for source in sources if source.item.file not in too_large]
     return plan
 
 
@@ -92,11 +99,40 @@ def execute_import(plan: ImportPlan, files: Mapping[str, str], routing: Mapping[
     if problems:
         raise PlanRefused("; ".join(problems) + "; nothing was changed — print a fresh plan with "
                           "`apm-git import --plan`")
-    writes = {}
-    for name, sources in chosen.items():
-        parsed = parse(files[name])
-        writes[name] = keep_end(files[name], rewrite(parsed, _replacements(parsed, sources)))
+    writes = {name: _rewritten(files[name], sources) for name, sources in chosen.items()}
+    too_large = {name: size for name, text in writes.items() if (size := _size(text)) > MAX_FILE_BYTES}
+    if too_large:
+        name, size = next(iter(too_large.items()))
+        raise PlanRefused(f"importing into {name} {_too_large_reason(size)}; nothing was changed")
     return writes
+
+
+def _rewritten(text: str, sources: list[tuple[_Source, str]]) -> str:
+    parsed = parse(text)
+    return keep_end(text, rewrite(parsed, _replacements(parsed, sources)))
+
+
+def _size(text: str) -> int:
+    return len(text.encode("utf-8", "surrogatepass"))
+
+
+def _too_large(files: Mapping[str, str], chosen: Mapping[str, list[tuple[_Source, str]]]) -> dict[str, int]:
+    """The files the import would take past MAX_FILE_BYTES, which every command then skips unread, and their
+    size after it.  A record is a few lines longer than the section it replaces (and its Body repeats the
+    section's first line), so a file of thousands of short dated sections grows several times over."""
+    found = {}
+    for name, sources in chosen.items():
+        # Each record stands in for (part of) its section, so the file grows by less than the records'
+        # size (a margin for the kind in Tags and the blank line after each): rendered only past the limit.
+        most = _size(files[name]) + sum(_size("".join(source.record.lines)) + 64 for source, _ in sources)
+        if most > MAX_FILE_BYTES and (size := _size(_rewritten(files[name], sources))) > MAX_FILE_BYTES:
+            found[name] = size
+    return found
+
+
+def _too_large_reason(size: int) -> str:
+    return (f"would make it {megabytes(size)}, past the {megabytes(MAX_FILE_BYTES)} apm-git reads (search, load "
+            "and the checks would skip it); split the file into smaller ones first (by month, say), then import")
 
 
 def _replacements(parsed: RecordFile, sources: list[tuple[_Source, str]]) -> dict[int, Block | None]:

@@ -19,12 +19,14 @@ from apm_git.checks import baseline, budget, index_fresh, no_secrets
 from apm_git.checks.run import CHECKS, run_checks
 from apm_git.errors import ApmGitError, InvalidUtf8
 from apm_git.model import names
+from apm_git.model.commit_text import clean_findings, flush_text
 from apm_git.model.vocabulary import FlushTrigger
 from apm_git.operations.flush_keep import Kept, committed_index, files_line, keep_losses, loss_line, unreadable_line
 from apm_git.operations.gather import WORKTREE, Sides, gather
 from apm_git.store import layout
 from apm_git.store.commit import commit
 from apm_git.store.memory_index import keep_own_index, refresh_index
+from apm_git.store.odd_names import skipped
 from apm_git.store.repo import MemoryRepo
 from apm_git.store.scope import Scope
 from apm_git.store.state import load_flush_state, save_flush_state
@@ -49,6 +51,7 @@ class FlushResult:
     unreadable: list[str] = dataclasses.field(default_factory=list)  # not UTF-8: HEAD's version kept
     kept_files: list[str] = dataclasses.field(default_factory=list)  # gone from the work tree: HEAD's version kept
     notes: list[str] = dataclasses.field(default_factory=list)  # one line each on the above
+    cut: list[str] = dataclasses.field(default_factory=list)  # the session id or message cut or redacted (hook)
     skipped: str | None = None
 
 
@@ -60,23 +63,30 @@ def flush_locked(
     session: str | None = None,
     message: str | None = None,
     if_idle: bool = False,
+    hook: bool = False,
 ) -> FlushResult:
-    """`flush` for a caller that holds the write lock already (`sync`)."""
-    result = FlushResult(trigger, str(scope), session)
+    """`flush` for a caller that holds the write lock already (`sync`).
+
+    The session id and message are bounded and scanned for credentials (model/commit_text.py):
+    refused before anything is written, or, for a flush an agent `hook` asked for, cut and redacted.
+    """
+    text = flush_text(session, message, hook=hook)
+    session, message = text.session, text.message
+    result = FlushResult(trigger, str(scope), session, cut=list(text.notes))
     pathspecs = scope.pathspecs(repo)
-    changed = git.status(repo.root, pathspecs) if if_idle else None
+    changed = _status(repo, pathspecs) if if_idle else None
     if changed is not None:
         waiting = _still_busy(repo, changed)
         if waiting:
             result.skipped = waiting
             return result
     now = clock.now()
-    deleted = {repo.memory_rel(path) or path for path in git.deleted(repo.root, pathspecs)}
+    deleted = {repo.memory_rel(path) or path for path in git.deleted(repo.root, pathspecs) if not skipped(path)}
     result.created = [repo.repo_path(rel) for rel in _auto_initialize(repo, scope, now.date(), deleted)]
     own_index = keep_own_index(repo) if scope.covers_dreaming else None
     result.kept_index = [repo.repo_path(own_index)] if own_index else []
     if changed is None or result.created or result.kept_index:
-        changed = git.status(repo.root, pathspecs)
+        changed = _status(repo, pathspecs)
     if not changed:
         result.skipped = "nothing to flush"
         return result
@@ -94,7 +104,8 @@ def flush_locked(
                 if result.withheld and not kept.as_head else "every change is held back (see above)")
             return result
         flushed = [change.path for change in changed if change.path not in held]
-        _record_flush(repo, scope, flushed, now, trigger, session, result.findings + result.notes)
+        findings = clean_findings(result.findings + result.notes)  # into history: bounded, no credential
+        _record_flush(repo, scope, flushed, now, trigger, session, findings)
         # Under the lock only the state file and INDEX.md changed since `changed` was read.
         rewritten = [repo.repo_path(names.FLUSH_STATE)]
         rewritten += [repo.repo_path(names.INDEX)] if scope.covers_dreaming else []
@@ -107,7 +118,7 @@ def flush_locked(
             return result
         result.files = sorted(set(paths))
         trailers = [("Apm-Trigger", trigger), ("Apm-Scope", str(scope)), ("Apm-Session", session or "none")]
-        trailers += [("Apm-Finding", finding) for finding in result.findings + result.notes]
+        trailers += [("Apm-Finding", finding) for finding in findings]
         count = f"{len(result.files)} file{'s' if len(result.files) != 1 else ''}"
         result.commit = commit(repo, paths, f"flush {count} ({trigger}, {scope})", trailers, body=message,
                                contents=kept.contents)
@@ -176,6 +187,11 @@ def _check(repo: MemoryRepo, scope: Scope, pathspecs: list[str], today: dt.date,
             if not (index_error and index_error.startswith(f"{finding.path}:{finding.line}: ")):  # said once
                 result.findings.append(str(finding))
     return kept
+
+
+def _status(repo: MemoryRepo, pathspecs: list[str]) -> list[git.Change]:
+    """The scope's changes but those whose names are not UTF-8: never committed, said once (store/odd_names.py)."""
+    return [change for change in git.status(repo.root, pathspecs) if not skipped(change.path)]
 
 
 def _still_busy(repo: MemoryRepo, changes: list[git.Change]) -> str | None:

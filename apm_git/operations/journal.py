@@ -9,6 +9,7 @@ from apm_git.errors import UsageError
 from apm_git.model.config import KINDS
 from apm_git.model.entry_id import entry_id, slugify
 from apm_git.model.fitness import VALUES, Fitness
+from apm_git.model.limits import MAX_FILE_BYTES, MAX_ITEM_BYTES, megabytes
 from apm_git.model.records import parse, ready_to_append, render_record
 from apm_git.model.titles import default_title
 from apm_git.model.vocabulary import DecisionValue, EntryKind
@@ -27,6 +28,16 @@ def _clean(text: str, what: str) -> str:
     if not value:
         raise UsageError(f"{what} is empty; give some text")
     return value
+
+
+def _within_bounds(text: str, title: str | None, tags: list[str] | None) -> None:
+    """Refuse an item past MAX_ITEM_BYTES before the journal is touched: a journal past the read limit
+    is never committed again (flush withholds it whole), with every item added to it that day."""
+    size = sum(len(part.encode("utf-8", "surrogatepass")) for part in [text, title or "", *(tags or [])])
+    if size > MAX_ITEM_BYTES:
+        raise UsageError(f"the item is {size:,} bytes, over the {MAX_ITEM_BYTES // 1024} KB one journal item may "
+                         "hold; nothing was added: put long material in a memory file of its own and add a short "
+                         "item that says where it is")
 
 
 def unique_title(base: str, date: str, taken: set[str]) -> str:
@@ -65,6 +76,7 @@ def append_record(
         raise UsageError(f"unknown kind {kind!r}; use one of {', '.join(KINDS)}")
     if value not in VALUES:
         raise UsageError(f"unknown value {value!r}; use HIGH, MEDIUM or LOW")
+    _within_bounds(text, title, tags)
     lines = [line.rstrip() for line in text.strip().splitlines()]
     body = _clean(lines[0] if lines else "", "the entry text")
     extra = [f"  {line}" if line else "" for line in lines[1:]]
@@ -83,5 +95,10 @@ def append_record(
         today, entry_title, tag_list, Fitness(today, 0, value), body,
         extra_lines=extra, newline=newline,
     )
+    after = len(current.encode("utf-8", "surrogatepass")) + len(record.encode("utf-8", "surrogatepass"))
+    if after > MAX_FILE_BYTES:
+        raise UsageError(f"{repo.repo_path(rel)} would grow to {megabytes(after)}, past the "
+                         f"{megabytes(MAX_FILE_BYTES)} apm-git reads; nothing was added: start a file of its own "
+                         "for long material")
     repo.write(rel, current + record)
     return JournalEntry(entry_id(today.isoformat(), entry_title), repo.repo_path(rel), line)

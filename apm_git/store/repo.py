@@ -12,6 +12,7 @@ from apm_git.model.names import memory_rel, repo_rel, zone
 from apm_git.model.slotted import Slotted
 from apm_git.store.atomic import write_atomic
 from apm_git.store.config import load_config
+from apm_git.store.odd_names import skipped
 
 ENV_REPO = "APM_GIT_REPO"
 STATE_DIR = "apm-git"  # under the git dir: locks, caches, session state
@@ -129,7 +130,7 @@ class MemoryRepo(Slotted):
 
     def markdown_files(self, under: str = "") -> Iterator[str]:
         """Memory-relative paths of every .md file (sorted), skipping symlinks that leave the memory dir
-        or cross from one group (or main/) into another."""
+        or cross from one group (or main/) into another, and names that are not UTF-8 (store/odd_names.py)."""
         base = self.path(under) if under else self.memory
         if not base.is_dir():
             return
@@ -138,6 +139,8 @@ class MemoryRepo(Slotted):
             if not path.is_file():
                 continue
             rel = path.relative_to(self.memory).as_posix()
+            if skipped(self.repo_path(rel)):
+                continue
             if path.is_symlink() and (not _inside(path.resolve(), memory) or self.crossing(rel, path)):
                 continue
             yield rel
