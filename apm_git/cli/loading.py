@@ -141,6 +141,8 @@ def search_cmd(ctx: click.Context, query: str, archive_only: bool, limit: int, g
     result = search(state(ctx).repo(), query, archive_only=archive_only, limit=limit, group=group, scan=scan)
     for problem in result.skipped:
         click.echo(f"apm-git: skipped {problem}", err=True)
+    if result.note:
+        click.echo(f"apm-git: {result.note}", err=True)
     lines = []
     for hit in result.hits:
         ref = f"{hit.entry_id}  {hit.file}:{hit.line}" if hit.entry_id else f"{hit.file}:{hit.line}"

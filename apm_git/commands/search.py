@@ -41,6 +41,7 @@ class SearchResult:
     total: int  # sections that matched, before --limit
     files_searched: int
     skipped: list[str] = dataclasses.field(default_factory=list)
+    note: str | None = None  # the index on disk could not be used: why, and what was done instead
 
 
 def search(
@@ -50,6 +51,7 @@ def search(
     wanted = query_terms(query)
     where = f"group {group}" if group else "archive" if archive_only else "live and archive"
     scope = Scope(group)
+    note = None
     if scan:
         found, total, files, skipped = scan_sections(repo, scope, wanted, limit=limit, archive_only=archive_only)
     else:
@@ -58,8 +60,8 @@ def search(
             found, total = index.search(wanted, limit=limit, archive=True if archive_only else None)
         finally:
             index.close()
-        files, skipped = index.refresh.files, index.refresh.skipped
-    result = SearchResult(query, where, "scan" if scan else "index", [], total, files, skipped)
+        files, skipped, note = index.refresh.files, index.refresh.skipped, index.refresh.note
+    result = SearchResult(query, where, "scan" if scan else "index", [], total, files, skipped, note)
     for hit in found:
         result.hits.append(SearchHit(
             hit.entry_id, repo.repo_path(hit.path), hit.line, hit.heading, snippet(hit, wanted),

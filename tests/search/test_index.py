@@ -72,7 +72,7 @@ def test_the_index_is_a_cache_outside_the_tree(mem: MemoryRepo, run_cli: Invoke)
     search(run_cli, mem, "redis")
     search(run_cli, mem, "redis", "--group", "alpha")
     assert sorted(path.name for path in (mem.git_dir / "apm-git" / "search").iterdir()) == [
-        "group-alpha.sqlite3", "memory.sqlite3"]
+        "group-alpha.lock", "group-alpha.sqlite3", "memory.lock", "memory.sqlite3"]
     assert git(mem.root, "status", "--porcelain", "--untracked-files=all") == before
     assert not list(mem.memory.rglob("*.sqlite3"))
 
