@@ -11,6 +11,9 @@ those whose size or mtime moved, and re-indexes only those whose blob id changed
 any kind is healed on the spot, silently, and concurrent searches build the index once
 (apm_git/search/cache.py); where the folder cannot be written, the search builds its index in
 memory and says so.
+
+Ranking: BM25 within live memory, then within the archive (`archive=None`), unless the caller
+asks for the archive alike (`alike`): one BM25 ranking, a live section first on an equal score.
 """
 from __future__ import annotations
 
@@ -275,15 +278,16 @@ class Index:
             self.refresh.indexed += 1
 
     def search(self, wanted: list[terms.Term], *, limit: int, archive: bool | None = None,
-               under: str | None = None) -> tuple[list[Hit], int]:
+               under: str | None = None, alike: bool = False) -> tuple[list[Hit], int]:
         """The best `limit` sections for the terms, and how many matched in all.  `archive`: True for the
-        archive only, False for live memory only, None for both; `under`: a folder prefix.  Damage the query
-        meets is healed (the index rebuilt, then built in memory) and the query run again."""
+        archive only, False for live memory only, None for both, live sections first unless `alike` (one
+        ranking, a live section first on an equal score); `under`: a folder prefix.  Damage the query meets
+        is healed (the index rebuilt, then built in memory) and the query run again."""
         if not wanted:
             return [], 0
         for attempt in range(3):
             try:
-                return self._search(wanted, limit, archive, under)
+                return self._search(wanted, limit, archive, under, alike)
             except sqlite3.DatabaseError as error:
                 if attempt == 2:
                     raise
@@ -292,8 +296,8 @@ class Index:
                 self.db = self._connect(damaged=why) if attempt == 0 else self._in_memory(why)
         raise AssertionError("unreachable")
 
-    def _search(self, wanted: list[terms.Term], limit: int, archive: bool | None,
-                under: str | None) -> tuple[list[Hit], int]:
+    def _search(self, wanted: list[terms.Term], limit: int, archive: bool | None, under: str | None,
+                alike: bool) -> tuple[list[Hit], int]:
         live, archived = f"fts.rowid < {ARCHIVE_IDS}", f"fts.rowid >= {ARCHIVE_IDS}"
         join, where, args = "", ["fts MATCH ?"], [terms.match_expression(wanted)]
         if archive is not None:
@@ -302,10 +306,21 @@ class Index:
             join = " JOIN sections s ON s.id = fts.rowid"
             where.append("s.path LIKE ? ESCAPE '\\'")
             args.append(under.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%")
-        condition = " AND ".join(where)
-        rows = self.db.execute(f"SELECT fts.rowid, rank FROM fts{join} WHERE {condition} ORDER BY rank LIMIT ?",
-                               (*args, limit)).fetchall()
-        total = self.db.execute(f"SELECT count(*) FROM fts{join} WHERE {condition}", args).fetchone()[0]
+
+        def ranked(extra: str | None, order: str, count: int) -> list[tuple[int, float]]:
+            condition = " AND ".join([*where, extra] if extra else where)
+            return self.db.execute(f"SELECT fts.rowid, rank FROM fts{join} WHERE {condition} ORDER BY {order} "
+                                   "LIMIT ?", (*args, count)).fetchall()
+
+        if archive is None and not alike:  # FTS5 ranks each range itself: the archive only when live runs short
+            rows = ranked(live, "rank", limit)
+            if len(rows) < limit:
+                rows += ranked(archived, "rank", limit - len(rows))
+        elif archive is None:
+            rows = ranked(None, f"round(rank, 3), {archived}, rank", limit)
+        else:
+            rows = ranked(None, "rank", limit)
+        total = self.db.execute(f"SELECT count(*) FROM fts{join} WHERE {' AND '.join(where)}", args).fetchone()[0]
         ids = [row[0] for row in rows]
         found = {row[0]: row for row in self.db.execute(
             "SELECT id, path, line, last, heading, trail, entry_id, text FROM sections "

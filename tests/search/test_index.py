@@ -63,7 +63,7 @@ def test_a_hit_names_heading_snippet_and_score(mem: MemoryRepo, run_cli: Invoke)
 def test_the_archive(mem: MemoryRepo, run_cli: Invoke) -> None:
     both = search(run_cli, mem, "maxmemory")
     assert [(hit["entry_id"], hit["archived"]) for hit in both["hits"]] == [("2025-10-01-redis-eviction-storm", True)]
-    only = search(run_cli, mem, "redis", "--archive")
+    only = search(run_cli, mem, "redis", "--archive-only")
     assert only["where"] == "archive" and {hit["file"] for hit in only["hits"]} == {"memory/archive/2026-01.md"}
 
 
