@@ -125,22 +125,31 @@ def remember_cmd(
 
 @click.command("search")
 @click.argument("query", type=UTF8)
-@click.option("--archive", "archive_only", is_flag=True, help="Search only memory/archive/.")
+@click.option("--archive", "archive_alike", is_flag=True,
+              help="Rank memory/archive/ with live memory by match alone (a live section first on a tie); "
+                   "without it, archived sections follow the live ones.")
+@click.option("--archive-only", "archive_only", is_flag=True, help="Search only memory/archive/.")
 @click.option("--limit", type=click.IntRange(min=1), default=10, show_default=True, help="Sections to show.")
 @click.option("--group", help="Search this group's memory (groups/NAME/) instead; groups are never searched otherwise.")
 @click.option("--scan", is_flag=True, help="Read every file instead of using the index (where SQLite has no FTS5).")
 @click.pass_context
-def search_cmd(ctx: click.Context, query: str, archive_only: bool, limit: int, group: str | None,
-               scan: bool) -> int:
+def search_cmd(ctx: click.Context, query: str, archive_alike: bool, archive_only: bool, limit: int,
+               group: str | None, scan: bool) -> int:
     """L3: the sections of memory that best match QUERY, in any language: entry id or file:line, heading,
     a snippet with the match, and the score."""
     from apm_git.commands.search import search
 
-    if group is not None and archive_only:
+    if group is not None and (archive_only or archive_alike):
         raise UsageError("--group and --archive search different places; give one of them")
-    result = search(state(ctx).repo(), query, archive_only=archive_only, limit=limit, group=group, scan=scan)
+    if archive_only and archive_alike:
+        raise UsageError("--archive ranks the archive with live memory, --archive-only searches it alone; "
+                         "give one of them")
+    result = search(state(ctx).repo(), query, archive_only=archive_only, archive_alike=archive_alike, limit=limit,
+                    group=group, scan=scan)
     for problem in result.skipped:
         click.echo(f"apm-git: skipped {problem}", err=True)
+    if result.note:
+        click.echo(f"apm-git: {result.note}", err=True)
     lines = []
     for hit in result.hits:
         ref = f"{hit.entry_id}  {hit.file}:{hit.line}" if hit.entry_id else f"{hit.file}:{hit.line}"
