@@ -642,6 +642,15 @@ def config_set(root: Path, key: str, value: str) -> None:
     _run(root, "config", key, value)
 
 
+def gc_auto(root: Path, loose_objects: int) -> bool:
+    """`git gc --auto`: git packs the loose objects when there are more than about `loose_objects` (its `gc.auto`
+    estimate) and otherwise does nothing, quickly.  As after `git commit`, the packing itself runs detached, in
+    the background, unless the repository sets `gc.autoDetach` false; a `gc.auto` it sets wins (0: never).
+    True when git ran without an error."""
+    args = [] if config_get(root, "gc.auto") is not None else ["-c", f"gc.auto={loose_objects}"]
+    return _run(root, *args, "gc", "--auto", "--quiet", check=False).returncode == 0
+
+
 def is_ref_name(root: Path, ref: str, *, pattern: bool = False) -> bool:
     """Whether `ref` (`refs/heads/NAME`) is a valid ref name (`pattern`: may hold one `*`)."""
     options = ("--refspec-pattern",) if pattern else ()

@@ -143,6 +143,54 @@ def test_a_plan_that_is_not_json_is_one_line(repo: MemoryRepo, run_cli: Invoke, 
     assert both.exit_code == 2
 
 
+def busy_day(sections: int) -> str:
+    """A journal of `sections` dated sections, 3 lines each."""
+    sections_text = "".join(f"## 2026-05-12 — Fixed bug {n}\n- it was the cron\n\n" for n in range(sections))
+    return "# 2026-05-12\n\n" + sections_text
+
+
+def test_import_keeps_every_file_within_what_it_had() -> None:
+    """Issue 23: `import` right after adoption added record lines to journals already over budget."""
+    budgets = Config(budgets={"journal": 40}).budget_for
+    over, tight = busy_day(40), busy_day(10)  # 122 lines (over 40 already), 32 lines
+    files = {"2026-05-12.md": over, "2026-05-13.md": tight.replace("2026-05-12", "2026-05-13")}
+    plan = plan_import(files, ROUTING, {}, TODAY, budgets)
+    assert {item.file for item in plan.items} == {"2026-05-13.md"} and len(plan.items) == 2  # 4 lines more each
+    skipped = {(s.file, s.reason) for s in plan.skipped}
+    assert skipped == {
+        ("2026-05-12.md", "no room: its record would take the file past the 122 lines it has (over its budget of "
+                          "40 already: import never makes it longer)"),
+        ("2026-05-13.md", "no room: its record would take the file past its budget of 40 lines"),
+    }
+    assert len(plan.skipped) == 48
+    writes = execute_import(plan, files, ROUTING, {}, budgets)
+    assert list(writes) == ["2026-05-13.md"] and writes["2026-05-13.md"].count("\n") == 40
+    # An edited plan that imports into the full journal anyway is refused whole.
+    everything = plan_import(files, ROUTING, {}, TODAY)
+    with pytest.raises(PlanRefused, match=r"importing 40 section\(s\) into 2026-05-12\.md would make it 282 lines, "
+                                          r"past the 122 lines it has"):
+        execute_import(everything, files, ROUTING, {}, budgets)
+
+
+def test_import_right_after_adoption_commits_nothing_lint_refuses(tmp_path: Path, run_cli: Invoke) -> None:
+    root = tmp_path / "ws"
+    (root / "memory").mkdir(parents=True)
+    (root / "memory/2026-05-12.md").write_text(busy_day(40), encoding="utf-8")  # 122 lines: over its budget of 100
+    (root / "memory/2026-05-13.md").write_text(busy_day(3).replace("2026-05-12", "2026-05-13"), encoding="utf-8")
+    env = {"APM_GIT_NOW": "2026-05-20T09:00:00+00:00"}
+    assert run_cli("init", "--no-install", str(root), env=env).exit_code == 0
+    plan = run_cli("--repo", str(root), "import", "--plan", env=env)
+    data = json.loads(plan.stdout)
+    assert {item["file"] for item in data["import"]} == {"memory/2026-05-13.md"}
+    assert {item["file"] for item in data["skipped"]} == {"memory/2026-05-12.md"}
+    (tmp_path / "plan.json").write_text(plan.stdout, encoding="utf-8")
+    ran = run_cli("--repo", str(root), "import", "--apply", str(tmp_path / "plan.json"), env=env)
+    assert ran.exit_code == 0 and "import 3 sections as records" in ran.stdout, ran.stderr
+    assert (root / "memory/2026-05-12.md").read_text(encoding="utf-8") == busy_day(40)
+    lint = run_cli("--repo", str(root), "lint", "--from-ref", "HEAD~1", "--to-ref", "HEAD")
+    assert lint.exit_code == 0, lint.stdout
+
+
 CASES = cases_dir() or Path("../shared/realworld/cases")
 
 
@@ -210,6 +258,11 @@ def test_import_never_makes_a_file_larger_than_the_read_limit(repo: MemoryRepo, 
     when applied, one line each, nothing changed."""
     env = {"APM_GIT_NOW": "2026-05-20T09:00:00+00:00"}
     root = repo.root
+    # Journals with room enough that the size rule, not the budget one, is what stops these imports.
+    config = root / "apm.yaml"
+    config.write_text(config.read_text(encoding="utf-8").replace("  journal: 100\n", "  journal: 100000\n"),
+                      encoding="utf-8")
+    git(root, "commit", "-qm", "journals of 100,000 lines", "--", "apm.yaml")
     many = repo.memory / "2026-04-01.md"
     many.write_text(_dated_sections(200, "word " * 2200), encoding="utf-8")  # 2.2 MB, 4.4 MB imported
     long_line = repo.memory / "2026-04-02.md"
