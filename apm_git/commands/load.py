@@ -43,7 +43,8 @@ GUIDE = """## How to use this memory (apm-git)
 - `apm-git flush` commits memory (the hooks also do it at compaction and session end).
 """
 RECALL_SECTIONS = 8  # sections the index may add to a load
-_CONVENTIONS_REF = re.compile(rf"[\w./-]*{names.CONVENTIONS}/[\w./-]*\.md")
+# From the start of a path only, and a bounded path: `[\w./-]*` tried from every position is quadratic.
+_CONVENTIONS_REF = re.compile(rf"(?<![\w./-])[\w./-]{{0,200}}{names.CONVENTIONS}/[\w./-]{{0,200}}\.md")
 
 
 @dataclasses.dataclass
