@@ -149,6 +149,10 @@ class ApmGroup(click.Group):
     def main(self, args: Sequence[str] | None = None, *rest: Any, **kwargs: Any) -> Any:
         argv = list(sys.argv[1:] if args is None else args)
         kwargs["standalone_mode"] = False
+        if args is None and _hook_mode(argv):
+            from apm_git.deadline import bound
+
+            bound()  # from here on in a child process with a wall-clock bound (docs/agents.md)
         if args is None:
             safe_streams()
         try:
