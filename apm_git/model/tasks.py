@@ -11,6 +11,7 @@ import datetime as dt
 import re
 
 from apm_git.model.records import BOM, newline_of, ready_to_append, split_lines, strip_eol
+from apm_git.secret_scan.prefilter import ALLOW_COMMENT
 
 TASKS_HEADING = "## Tasks"
 _HEADING = re.compile(r"##\s+tasks\s*", re.IGNORECASE)
@@ -27,7 +28,8 @@ class TaskEdit:
 
 
 def _key(task: str) -> str:
-    return " ".join(task.split()).casefold()
+    """A task as it is matched: spaces and case aside, and without the mark `--allow-secret` gave it."""
+    return " ".join(task.removesuffix(ALLOW_COMMENT).split()).casefold()
 
 
 def render_task(task: str, status: str, day: dt.date) -> str:

@@ -30,6 +30,7 @@ from collections.abc import Iterator
 from typing import NamedTuple
 
 ALLOW = "pragma: allowlist secret"
+ALLOW_COMMENT = f"<!-- {ALLOW} -->"  # what `--allow-secret` ends a line with: invisible in rendered Markdown
 
 MAX_TOKEN = 1024  # a longer run of token characters is an over-long run (`suspicious_run`), never a plugin's input
 PIECE = 4096  # the most text a plugin reads at once: a longer candidate line is read in pieces

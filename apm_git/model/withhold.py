@@ -1,0 +1,79 @@
+"""Withhold the sections of a memory file that hold a suspected secret, and commit the rest (issue 23).
+
+A section is the preamble (the text before the first `## ` heading) or a `## ` heading with the lines
+under it (a record, or free-form memory).  The text flush commits for a file is the work tree's with
+each flagged section put back as the base (HEAD) has it, found by its entry id or, for a section
+that is no record, by its heading; a section the base lacks is left out.  So nothing the base holds
+is lost, the other sections' changes are committed, and the flagged ones stay on disk only.
+"""
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable
+from typing import NamedTuple
+
+from apm_git.model.records import Block, Record, RecordFile, parse, strip_eol
+
+
+class Section(NamedTuple):
+    """Where a flagged line sits: its section's first line and heading (empty for the preamble)."""
+
+    line: int  # the flagged line, 1-based
+    start: int  # the section's first line
+    heading: str  # the section's heading line without `## ` and line end; "" for the preamble
+    heading_flagged: bool  # the heading itself holds the suspect: it must not be shown
+
+
+def _blocks(parsed: RecordFile) -> list[Block]:
+    return [parsed.preamble, *parsed.blocks]
+
+
+def _containing(blocks: list[Block], line: int) -> int:
+    """Index of the block that holds `line` (blocks in file order, the preamble first)."""
+    found = 0
+    for index, block in enumerate(blocks):
+        if block.lines and block.line_no <= line:
+            found = index
+    return found
+
+
+def sections_of(text: str, lines: Iterable[int]) -> list[Section]:
+    """The section of each flagged line, in line order."""
+    blocks = _blocks(parse(text))
+    found = []
+    for line in sorted(set(lines)):
+        block = blocks[_containing(blocks, line)]
+        heading = strip_eol(block.lines[0]).removeprefix("## ").strip() if block is not blocks[0] else ""
+        found.append(Section(line, block.line_no, heading, block is not blocks[0] and line == block.line_no))
+    return found
+
+
+def _key(block: Block) -> tuple[str, str]:
+    if isinstance(block, Record) and block.date and block.title:
+        return "id", block.id
+    return "heading", block.heading
+
+
+def withhold(current: str, base: str | None, lines: Collection[int]) -> str:
+    """`current` with each section that holds one of `lines` as `base` has it, or left out when `base`
+    has no such section.  `base` None: a new file (every flagged section is left out)."""
+    parsed = parse(current)
+    blocks = _blocks(parsed)
+    flagged = {_containing(blocks, line) for line in lines}
+    if not flagged:
+        return current
+    old = parse(base) if base is not None else None
+    spare: dict[tuple[str, str], list[Block]] = {}
+    for block in old.blocks if old is not None else []:
+        spare.setdefault(_key(block), []).append(block)
+    parts = [parsed.bom]
+    for index, block in enumerate(blocks):
+        if index not in flagged:
+            parts.append(block.text)
+        elif index == 0:
+            parts.append(old.preamble.text if old is not None else "")
+        elif spare.get(_key(block)):
+            parts.append(spare[_key(block)].pop(0).text)
+    text = "".join(parts)
+    if base is not None and text != base and text.rstrip("\r\n") == base.rstrip("\r\n"):
+        return base  # only the blank line that separated a dropped section from the one before it
+    return text
