@@ -23,6 +23,16 @@ class Section(NamedTuple):
     heading_flagged: bool  # the heading itself holds the suspect: it must not be shown
 
 
+class WithheldSection(NamedTuple):
+    """A section flush leaves uncommitted for a suspected secret: never the secret itself."""
+
+    path: str
+    line: int  # the line that holds the suspect
+    heading: str | None  # the section's heading ("" for the text before the first one); None when it holds the suspect
+    kinds: list[str]  # e.g. ["AWS Access Key"]
+    whole: bool = False  # its file is left out whole (a new file with nothing else in it)
+
+
 def _blocks(parsed: RecordFile) -> list[Block]:
     return [parsed.preamble, *parsed.blocks]
 
@@ -77,3 +87,27 @@ def withhold(current: str, base: str | None, lines: Collection[int]) -> str:
     if base is not None and text != base and text.rstrip("\r\n") == base.rstrip("\r\n"):
         return base  # only the blank line that separated a dropped section from the one before it
     return text
+
+
+def blank_sections(text: str, lines: dict[int, list[str]]) -> str:
+    """`text` with each section that holds one of `lines` (line -> kinds) replaced by one line that says
+    so; its heading stays when the heading itself is not flagged.  What `load` hands an agent."""
+    parsed = parse(text)
+    blocks = _blocks(parsed)
+    flagged: dict[int, list[str]] = {}
+    for line, kinds in lines.items():
+        index = _containing(blocks, line)
+        flagged[index] = sorted({*flagged.get(index, []), *kinds})
+    if not flagged:
+        return text
+    parts = [parsed.bom]
+    newline = parsed.newline
+    for index, block in enumerate(blocks):
+        if index not in flagged:
+            parts.append(block.text)
+            continue
+        keep_heading = index > 0 and block.line_no not in lines
+        note = (f"[apm-git: {'the rest of this section' if keep_heading else 'a section'} is left out here: it holds "
+                f"what looks like a credential ({', '.join(flagged[index])})]")
+        parts.append((block.lines[0] if keep_heading else "") + note + newline + newline)
+    return "".join(parts)

@@ -20,9 +20,9 @@ from apm_git.checks.run import CHECKS, run_checks
 from apm_git.errors import ApmGitError, InvalidUtf8
 from apm_git.model import names
 from apm_git.model.vocabulary import FlushTrigger
+from apm_git.model.withhold import WithheldSection
 from apm_git.operations.flush_keep import (
     Kept,
-    WithheldSection,
     committed_index,
     files_line,
     keep_losses,

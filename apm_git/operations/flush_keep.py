@@ -16,7 +16,6 @@ import dataclasses
 import datetime as dt
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import NamedTuple
 
 from apm_git import git
 from apm_git.checks import no_loss, no_secrets
@@ -24,7 +23,7 @@ from apm_git.checks.snapshot import INDEX, Finding, Snapshot
 from apm_git.errors import InvalidUtf8
 from apm_git.model import names
 from apm_git.model.reinsert import drop_records, keep_records
-from apm_git.model.withhold import sections_of, withhold
+from apm_git.model.withhold import WithheldSection, sections_of, withhold
 from apm_git.store.memory_index import build_index
 from apm_git.store.repo import MemoryRepo
 
@@ -44,16 +43,6 @@ class Kept:
     def held(self) -> set[str]:
         """Paths whose work tree bytes are not committed."""
         return {*self.contents, *self.as_head}
-
-
-class WithheldSection(NamedTuple):
-    """A section flush leaves uncommitted for a suspected secret: never the secret itself."""
-
-    path: str
-    line: int  # the line that holds the suspect
-    heading: str | None  # the section's heading ("" for the text before the first one); None when it holds the suspect
-    kinds: list[str]  # e.g. ["AWS Access Key"]
-    whole: bool = False  # its file is left out whole (a new file with nothing else in it)
 
 
 @dataclasses.dataclass
