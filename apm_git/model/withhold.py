@@ -30,7 +30,7 @@ class WithheldSection(NamedTuple):
     line: int  # the line that holds the suspect
     heading: str | None  # the section's heading ("" for the text before the first one); None when it holds the suspect
     kinds: list[str]  # e.g. ["AWS Access Key"]
-    whole: bool = False  # its file is left out whole (a new file with nothing else in it)
+    whole: bool = False  # its file is left out whole: a new file with nothing else in it
 
 
 def _blocks(parsed: RecordFile) -> list[Block]:

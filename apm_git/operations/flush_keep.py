@@ -80,7 +80,8 @@ def withhold_secrets(snap: Snapshot, secrets: Iterable[Finding]) -> Withheld:
             withheld.whole.append(path)
         else:
             withheld.contents[path] = committed
-    withheld.sections = [section._replace(whole=section.path in withheld.whole) for section in withheld.sections]
+    untracked = {path for path in withheld.whole if not snap.at_base(path)}  # nothing of it is committed anywhere
+    withheld.sections = [section._replace(whole=section.path in untracked) for section in withheld.sections]
     return withheld
 
 
