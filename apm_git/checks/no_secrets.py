@@ -37,4 +37,5 @@ def kinds(finding: Finding) -> list[str]:
     if start < 0:
         return []
     start += len(_KINDS)
-    return finding.message[start:finding.message.find(")", start)].split(", ")
+    end = finding.message.find("); ", start)  # a kind may hold a parenthesis itself: `API Key (sk-)`
+    return finding.message[start:end if end >= 0 else None].split(", ")

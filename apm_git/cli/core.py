@@ -185,8 +185,9 @@ def flush_cmd(
     for note in result.notes:
         click.echo(f"apm-git: WARNING: {note}", err=True)
     emit(ctx, shapes.flush_json(result), "\n".join(text))
-    # Something withheld is a finding to act on: exit 1, which an agent's host shows (a hook never exits 2).
-    return EXIT_FINDINGS if result.notes or result.withheld else EXIT_OK
+    # From a hook, something withheld exits 1: the agent's host shows stderr then (for 0 it shows nothing;
+    # a hook never exits 2).  By hand the warning is seen, and scripts keep their 0.
+    return EXIT_FINDINGS if result.notes or (hook_input is not None and result.withheld) else EXIT_OK
 
 
 @click.command("index")

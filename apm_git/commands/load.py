@@ -192,6 +192,7 @@ def _run(repo: MemoryRepo, result: LoadResult, held: list[Held]) -> list[Held]:
         _load_dreaming(run)
     scope = Scope("group", result.group) if result.group else Scope("main")  # the load's own files only
     result.withheld = uncommitted(repo, scope.pathspecs(repo), run.redactor)
+    run.redactor.save()
     run.counter.save()
     result.files = run.breaker.loaded
     result.skipped = run.breaker.skipped

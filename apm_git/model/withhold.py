@@ -8,6 +8,7 @@ is lost, the other sections' changes are committed, and the flagged ones stay on
 """
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Collection, Iterable
 from typing import NamedTuple
 
@@ -72,9 +73,15 @@ def withhold(current: str, base: str | None, lines: Collection[int]) -> str:
     if not flagged:
         return current
     old = parse(base) if base is not None else None
+    # A base section that `current` still holds unflagged is taken; only the others may stand in for a
+    # flagged one (two sections may share a heading: the copy kept must not be committed twice).
+    kept = Counter(block.text for index, block in enumerate(blocks) if index and index not in flagged)
     spare: dict[tuple[str, str], list[Block]] = {}
     for block in old.blocks if old is not None else []:
-        spare.setdefault(_key(block), []).append(block)
+        if kept[block.text] > 0:
+            kept[block.text] -= 1
+        else:
+            spare.setdefault(_key(block), []).append(block)
     parts = [parsed.bom]
     for index, block in enumerate(blocks):
         if index not in flagged:

@@ -46,7 +46,7 @@ def test_a_file_with_a_secret_stays_on_disk_uncommitted_and_the_rest_is_committe
     with (repo.memory / "lessons.md").open("a") as handle:
         handle.write("\n" + record("2026-04-06", "Pin the runner image", tags="lesson"))
     ran = run_cli("--repo", str(repo.root), "flush", env=NOW)
-    assert ran.exit_code == 1, ran.stderr  # something withheld: a finding to act on
+    assert ran.exit_code == 0, ran.stderr  # by hand: the warning is seen (a hook's flush exits 1)
     assert ("WARNING: memory/2026-04-06.md:6: the section \"[2026-04-06] CI token\" holds what looks like a "
             "credential (GitHub Token), so its file was NOT committed" in ran.stderr)
     assert "memory/2026-04-06.md" not in committed(repo) and "memory/lessons.md" in committed(repo)
@@ -96,7 +96,7 @@ def test_a_flush_whose_only_change_is_a_secret_commits_nothing_and_stages_nothin
     index = (repo.memory / "INDEX.md").read_bytes()
     for _ in range(2):  # an idle cron flush keeps finding the same withheld file: no commit, ever
         ran = run_cli("--repo", str(repo.root), "flush", env=NOW)
-        assert ran.exit_code == 1, ran.stderr
+        assert ran.exit_code == 0, ran.stderr
         assert "only changes are withheld" in ran.stdout and "WARNING" in ran.stderr
         assert git(repo.root, "rev-parse", "HEAD") == head
         assert git(repo.root, "diff", "--cached", "--name-only") == ""

@@ -51,7 +51,7 @@ def test_long_lines_of_every_hard_shape_pass_through_every_command(repo: MemoryR
         "hit_count=0", f"hit_count=0{spaces}"))
     _write(repo, "main/attention.md", f"# Attention (DM)\n\n## Tasks\n\n- [todo] a{spaces}b (updated 2026-04-06)\n")
     _write(repo, "group_names.json", json.dumps({"room-a": "alpha"}))
-    assert _apm(repo, "flush", "--scope", "main").returncode in (0, 1)
+    assert _apm(repo, "flush", "--scope", "main").returncode == 0
     _write(repo, "groups/alpha/project.md", f"# Project\n\n{'a/' * (WIDE // 2)}conventions\n")
     _write(repo, "groups/alpha.md", "# alpha\n\n## Routing\n\n| Trigger keywords | File | Priority |\n"
                                     f"|---{spaces}x\n| project | project.md | P1 |\n")
