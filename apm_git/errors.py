@@ -104,6 +104,10 @@ class FetchFailed(GitError):
     """The remote could not be read (unreachable, gone, refused); nothing was changed locally."""
 
 
+class SecretRefused(FindingsError):
+    """`journal add` or `remember` would write what looks like a credential (exit 1; --allow-secret overrides)."""
+
+
 class PlanRefused(FindingsError):
     """A plan (or a run) that cannot be carried out as it stands; nothing was changed."""
 

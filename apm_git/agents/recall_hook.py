@@ -89,6 +89,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     from apm_git.streams import safe_streams
 
     args = list(sys.argv[1:] if argv is None else argv)
+    if argv is None and any(arg == "--hook-input" or arg.startswith("--hook-input=") for arg in args):
+        from apm_git.deadline import bound
+
+        bound()  # from here on in a child process with a wall-clock bound (docs/agents.md)
     if argv is None:
         safe_streams()
     lead, rest = split_repo(args)

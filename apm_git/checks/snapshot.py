@@ -169,7 +169,8 @@ class Snapshot(Slotted):
         self.files = self.files | {path}
         if path not in self.targets:
             self.targets.append(path)
-        self.changes = [Change("M", path) if change.path == path else change for change in self.changes]
+        self.changes = [Change("A" if change.status == "A" else "M", path) if change.path == path else change
+                        for change in self.changes]
 
     def _parse(self, side: str, path: str, texts: dict[str, str]) -> RecordFile:
         if (side, path) not in self._parsed:

@@ -153,6 +153,10 @@ class ApmGroup(click.Group):
     def main(self, args: Sequence[str] | None = None, *rest: Any, **kwargs: Any) -> Any:
         argv = list(sys.argv[1:] if args is None else args)
         kwargs["standalone_mode"] = False
+        if args is None and _hook_mode(argv):
+            from apm_git.deadline import bound
+
+            bound()  # from here on in a child process with a wall-clock bound (docs/agents.md)
         if args is None:
             safe_streams()
         try:
@@ -182,3 +186,14 @@ class ApmGroup(click.Group):
 def cli(ctx: click.Context, repo_path: Path | None, as_json: bool) -> None:
     """Keep an AI agent's Markdown memory in git: one commit per flush, checked by pre-commit hooks."""
     ctx.obj = CliState(repo_path, as_json)
+
+
+def withheld_line(section: Any) -> str:
+    """One line on a section flush leaves uncommitted for a suspected secret (a WithheldSection), without the secret."""
+    where = (f"the section \"{section.heading}\"" if section.heading else
+             "the text before the first heading" if section.heading == "" else "a section whose heading")
+    spot = f"{section.path}:{section.line}"
+    left = "its file was NOT committed" if section.whole else "it was NOT committed (the rest of the file was)"
+    return (f"{spot}: {where} holds what looks like a credential ({', '.join(section.kinds)}), so {left}; "
+            "it stays on disk as it is: remove the secret and note where it "
+            f"lives instead, or if it is not one, `apm-git allow-secret {spot}`; then flush again")

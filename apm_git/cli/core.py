@@ -7,7 +7,7 @@ from typing import IO
 import click
 
 from apm_git.cli import shapes
-from apm_git.cli.base import UTF8, choice, emit, state
+from apm_git.cli.base import UTF8, choice, emit, state, withheld_line
 from apm_git.errors import EXIT_FINDINGS, EXIT_OK
 from apm_git.model.config import KINDS
 from apm_git.model.fitness import VALUES
@@ -112,13 +112,17 @@ def journal_group() -> None:
 @click.option("--tags", type=UTF8, help="Extra tags, comma-separated.")
 @click.option("--value", type=click.Choice(VALUES), default="MEDIUM", show_default=True,
               help="decision_value of the entry.")
+@click.option("--allow-secret", is_flag=True,
+              help="Write it although it looks like a credential (a false positive), with the scanner's pragma.")
 @click.pass_context
-def journal_add_cmd(ctx: click.Context, text: str, kind: str, title: str | None, tags: str | None, value: str) -> int:
-    """Append a record to today's journal (memory/YYYY-MM-DD.md)."""
+def journal_add_cmd(
+    ctx: click.Context, text: str, kind: str, title: str | None, tags: str | None, value: str, allow_secret: bool,
+) -> int:
+    """Append a record to today's journal (memory/YYYY-MM-DD.md); what looks like a credential is refused."""
     from apm_git.commands.journal import add
 
     entry = add(state(ctx).repo(), text, kind=choice(KINDS, kind), title=title, tags=(tags or "").split(","),
-                value=choice(VALUES, value))
+                value=choice(VALUES, value), allow_secret=allow_secret)
     emit(ctx, shapes.journal_add_json(entry), f"{entry.file}:{entry.line}: added {entry.entry_id}")
     return EXIT_OK
 
@@ -177,15 +181,14 @@ def flush_cmd(
             f"apm-git: WARNING: {name} is too large for apm-git to check, so it was NOT committed; it stays on disk "
             "as it is: split it (see the finding above), then flush again", err=True,
         )
-    for name in (name for name in result.withheld if name not in result.too_large):
-        click.echo(
-            f"apm-git: WARNING: {name} looks like it holds a secret, so it was NOT committed; it stays on disk "
-            "as it is: remove the secret (see the finding above), then flush again", err=True,
-        )
+    for section in result.withheld_sections:
+        click.echo(f"apm-git: WARNING: {withheld_line(section)}", err=True)
     for note in result.notes + result.cut:
         click.echo(f"apm-git: WARNING: {note}", err=True)
     emit(ctx, shapes.flush_json(result), "\n".join(text))
-    return EXIT_FINDINGS if result.notes else EXIT_OK
+    # From a hook, something withheld exits 1: the agent's host shows stderr then (for 0 it shows nothing;
+    # a hook never exits 2).  By hand the warning is seen, and scripts keep their 0.
+    return EXIT_FINDINGS if result.notes or (hook_input is not None and result.withheld) else EXIT_OK
 
 
 @click.command("index")

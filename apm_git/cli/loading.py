@@ -80,11 +80,13 @@ def load_cmd(
 @click.option("--priority", type=click.Choice(["P0", "P1", "P2", "P3"]), help="Priority of the --route row.")
 @click.option("--deprecate-route", "deprecate_file", help="Mark the index rows of this file [DEPRECATED].")
 @click.option("--create", is_flag=True, help="Allow --scope group:NAME to start a group that does not exist yet.")
+@click.option("--allow-secret", is_flag=True,
+              help="Write a --decision or --task that looks like a credential (a false positive), with the pragma.")
 @click.pass_context
 def remember_cmd(
     ctx: click.Context, scope_text: str, decision: str | None, title: str | None, value: str, task: str | None,
     status: str | None, route_file: str | None, keywords: str | None, priority: str | None,
-    deprecate_file: str | None, create: bool,
+    deprecate_file: str | None, create: bool, allow_secret: bool,
 ) -> int:
     """APM write-back: record a decision, a task status, or a routing change (not committed: the next
     flush commits it).  Index files only grow: new rows are appended, retired rows marked [DEPRECATED]."""
@@ -105,9 +107,10 @@ def remember_cmd(
     repo = state(ctx).repo()
     scope = require_known_group(repo, rm.memory_scope(scope_text), create=create)
     if decision is not None:
-        result = rm.remember_decision(repo, scope, decision, title=title, value=choice(VALUES, value))
+        result = rm.remember_decision(repo, scope, decision, title=title, value=choice(VALUES, value),
+                                      allow_secret=allow_secret)
     elif task is not None and status is not None:
-        result = rm.remember_task(repo, scope, task, status)
+        result = rm.remember_task(repo, scope, task, status, allow_secret=allow_secret)
     elif route_file is not None and keywords is not None and priority is not None:
         result = rm.remember_route(repo, scope, route_file, keywords.split(","), priority)
     else:

@@ -21,7 +21,16 @@ from apm_git.errors import ApmGitError, InvalidUtf8
 from apm_git.model import names
 from apm_git.model.commit_text import clean_findings, flush_text
 from apm_git.model.vocabulary import FlushTrigger
-from apm_git.operations.flush_keep import Kept, committed_index, files_line, keep_losses, loss_line, unreadable_line
+from apm_git.model.withhold import WithheldSection
+from apm_git.operations.flush_keep import (
+    Kept,
+    committed_index,
+    files_line,
+    keep_losses,
+    loss_line,
+    unreadable_line,
+    withhold_secrets,
+)
 from apm_git.operations.gather import WORKTREE, Sides, gather
 from apm_git.store import layout
 from apm_git.store.commit import commit
@@ -44,7 +53,8 @@ class FlushResult:
     files: list[str] = dataclasses.field(default_factory=list)
     created: list[str] = dataclasses.field(default_factory=list)
     findings: list[str] = dataclasses.field(default_factory=list)
-    withheld: list[str] = dataclasses.field(default_factory=list)
+    withheld: list[str] = dataclasses.field(default_factory=list)  # files not committed as the work tree has them
+    withheld_sections: list[WithheldSection] = dataclasses.field(default_factory=list)  # suspected secrets, left out
     kept_index: list[str] = dataclasses.field(default_factory=list)  # a person's own INDEX.md, moved to kept/
     too_large: list[str] = dataclasses.field(default_factory=list)  # withheld: too large to check
     lost: dict[str, str] = dataclasses.field(default_factory=dict)  # entry id -> file: kept as HEAD has it
@@ -96,12 +106,14 @@ def flush_locked(
     tx.guard(names.FLUSH_STATE)
     try:
         kept = _check(repo, scope, pathspecs, now.date(), result)
-        held = set(result.withheld) | set(kept.as_head)
+        # A file with a withheld section is committed less that section (kept.contents), not held back whole.
+        held = (set(result.withheld) - set(kept.contents)) | set(kept.as_head)
         if all(change.path in held for change in changed):
             tx.rollback()
             result.skipped = "nothing to flush: " + (
                 "the only changes are withheld (suspected secrets, files too large)"
-                if result.withheld and not kept.as_head else "every change is held back (see above)")
+                if result.withheld and not set(kept.as_head) - set(result.withheld)
+                else "every change is held back (see above)")
             return result
         flushed = [change.path for change in changed if change.path not in held]
         findings = clean_findings(result.findings + result.notes)  # into history: bounded, no credential
@@ -131,8 +143,9 @@ def flush_locked(
 def _check(repo: MemoryRepo, scope: Scope, pathspecs: list[str], today: dt.date, result: FlushResult) -> Kept:
     """The checks of docs/design.md 5 on the scope's changes (HEAD -> work tree), in-process.
 
-    Nothing here refuses to save memory: findings are recorded, and only a file that
-    looks like it holds a secret is withheld from the commit.  Lost entries and unreadable
+    Nothing here refuses to save memory: findings are recorded, and only the sections that
+    look like they hold a secret are withheld from the commit (the rest of their file is
+    committed; operations/flush_keep.withhold_secrets).  Lost entries and unreadable
     files keep their HEAD version in the commit (`keep_losses`).  INDEX.md is rebuilt
     (dreaming scopes) without any new file that is withheld, so it never names a file
     the commit lacks, and with every file the commit keeps.
@@ -151,22 +164,34 @@ def _check(repo: MemoryRepo, scope: Scope, pathspecs: list[str], today: dt.date,
         result.too_large = sorted(snap.oversized)  # unread, so unchecked: withheld like a secret
         result.withheld = sorted({finding.path for finding in secrets} | set(result.too_large))
         result.findings += [str(finding) for finding in [*new_secrets, *budget.too_large(snap)]]
-        snap.leave_out(result.withheld)
+        withheld = withhold_secrets(snap, secrets)
+        result.withheld_sections = withheld.sections
+        snap.leave_out([*withheld.whole, *result.too_large])
+        for path, committed in withheld.contents.items():
+            snap.commit_as(path, committed)
         unreadable = dict(snap.unreadable)
         kept = keep_losses(snap, repo.root)
+        for path, committed in withheld.contents.items():  # keep_losses read the same text when it kept an entry
+            if path not in kept.contents and path not in kept.as_head:
+                kept.contents[path] = committed.encode("utf-8")
+        partial = set(withheld.contents)
         result.lost = dict(kept.lost)
         result.kept_files = list(kept.files)
         result.unreadable = list(kept.unreadable)
         result.notes += [unreadable_line(path, *unreadable[path]) for path in kept.unreadable]
         result.notes += [loss_line(kept)] if kept.lost else []
         result.notes += [files_line(kept)] if kept.files else []
+    else:
+        partial = set()
     index_error = None
     if scope.covers_dreaming:
-        # Nothing derived from a withheld file is committed: the index reads its committed text.
-        added = [repo.memory_rel(path) or path for path in result.withheld if snap and path not in snap.base]
+        # Nothing derived from a withheld section is committed: the index reads the committed text.
+        whole = [path for path in result.withheld if path not in partial]
+        added = [repo.memory_rel(path) or path for path in whole if snap and path not in snap.base]
         index = repo.repo_path(names.INDEX)
         base = snap.base if snap else {}
-        withheld_texts = {repo.memory_rel(path) or path: base[path] for path in result.withheld if path in base}
+        withheld_texts = {repo.memory_rel(path) or path: base[path] for path in whole if path in base}
+        withheld_texts.update({repo.memory_rel(path) or path: snap.new[path] for path in partial if snap})
         try:
             if refresh_index(repo, today, exclude=added, instead=withheld_texts) and snap is not None:
                 snap.set_new(index, repo.read(names.INDEX) or "")

@@ -1,11 +1,16 @@
 """Light Sleep's append: one record dated today at the end of a memory file, under a title no entry there has.
-`journal add` and `remember` use it."""
+`journal add` and `remember` use it (and the MCP tools that call them).
+
+What looks like a credential is refused here, where it is written (issue 23): one line naming the kind and
+where, never the secret, and nothing written.  `--allow-secret` writes it anyway with the detect-secrets
+pragma at the end of each flagged line, which the scanner honours, so no flush withholds it afterwards.
+"""
 from __future__ import annotations
 
 import dataclasses
 
 from apm_git import clock
-from apm_git.errors import UsageError
+from apm_git.errors import SecretRefused, UsageError
 from apm_git.model.config import KINDS
 from apm_git.model.entry_id import entry_id, slugify
 from apm_git.model.fitness import VALUES, Fitness
@@ -13,7 +18,34 @@ from apm_git.model.limits import MAX_FILE_BYTES, MAX_ITEM_BYTES, megabytes
 from apm_git.model.records import parse, ready_to_append, render_record
 from apm_git.model.titles import default_title
 from apm_git.model.vocabulary import DecisionValue, EntryKind
+from apm_git.secret_scan.prefilter import ALLOW_COMMENT
 from apm_git.store.repo import MemoryRepo
+
+_TAGS_LINE, _BODY_LINE = 2, 4  # of a record render_record writes: heading, Tags, Fitness, Body, the longer body
+
+
+def suspected(text: str) -> dict[int, list[str]]:
+    """The kinds of credential each line of `text` seems to hold (1-based lines; none: {})."""
+    from apm_git.secret_scan import scan
+
+    found: dict[int, list[str]] = {}
+    for suspect in scan(text):
+        if suspect.kind not in found.setdefault(suspect.line, []):
+            found[suspect.line].append(suspect.kind)
+    return found
+
+
+def refusal(where: str, what: str, kinds: list[str], allow_secret: bool) -> str:
+    """The one line of a refused write: the file, the part, the kinds; never the secret."""
+    way_out = ("--allow-secret marks the text only: give one without it" if allow_secret else
+               "keep secrets out of memory (note where the secret lives instead), or if it is not one, "
+               "write it again with --allow-secret")
+    return f"{where}: not written: {what} looks like a credential ({', '.join(kinds)}); {way_out}"
+
+
+def allowed(line: str) -> str:
+    """A line with the pragma the scanner honours (`pragma: allowlist secret`) at its end."""
+    return f"{line} {ALLOW_COMMENT}"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -67,10 +99,12 @@ def append_record(
     title: str | None = None,
     tags: list[str] | None = None,
     value: DecisionValue = "MEDIUM",
+    allow_secret: bool = False,
 ) -> JournalEntry:
     """Append a record dated today to the memory file `rel` (made from `new_file` when absent).
 
     The caller holds the write lock.  A title whose id the file already has gets " (2)", " (3)"….
+    A record that looks like it holds a credential is refused unless `allow_secret` (module docstring).
     """
     if kind not in KINDS:
         raise UsageError(f"unknown kind {kind!r}; use one of {', '.join(KINDS)}")
@@ -95,6 +129,20 @@ def append_record(
         today, entry_title, tag_list, Fitness(today, 0, value), body,
         extra_lines=extra, newline=newline,
     )
+    flagged = suspected(record)
+    if flagged:
+        where = repo.repo_path(rel)
+        first = min(flagged)
+        if first <= _TAGS_LINE:  # the pragma would change the title (and so the entry id) or the tags
+            part = "title (--title, or the text's first words)" if first == 1 else "tags (--tags)"
+            raise SecretRefused(refusal(where, f"the entry's {part}", flagged[first], allow_secret))
+        if not allow_secret:
+            raise SecretRefused(refusal(where, f"line {first - _BODY_LINE + 1} of the entry's text", flagged[first],
+                                        allow_secret))
+        body = allowed(body) if _BODY_LINE in flagged else body
+        extra = [allowed(line) if _BODY_LINE + 1 + index in flagged else line for index, line in enumerate(extra)]
+        record = render_record(today, entry_title, tag_list, Fitness(today, 0, value), body,
+                               extra_lines=extra, newline=newline)
     after = len(current.encode("utf-8", "surrogatepass")) + len(record.encode("utf-8", "surrogatepass"))
     if after > MAX_FILE_BYTES:
         raise UsageError(f"{repo.repo_path(rel)} would grow to {megabytes(after)}, past the "
