@@ -580,10 +580,14 @@ def grep_lines(root: Path, revision: str, patterns: Sequence[str], pathspecs: Se
     """(path, line) of every line of `revision`'s files under `pathspecs` that holds one of the fixed
     strings `patterns` (`git grep -F`, one process)."""
     found = []
-    for line in _grep(root, revision, patterns, pathspecs).decode("utf-8", "surrogateescape").split("\n"):
-        path, _, text = line.partition("\0")
-        if text:
-            found.append((path.removeprefix(f"{revision}:"), text))
+    out = _grep(root, revision, patterns, pathspecs).decode("utf-8", "surrogateescape")
+    at = 0
+    while (end_of_path := out.find("\0", at)) != -1:  # `path\0line\n`: a path may hold a line break, a line not
+        end = out.find("\n", end_of_path)
+        end = len(out) if end == -1 else end
+        if end > end_of_path + 1:
+            found.append((out[at:end_of_path].removeprefix(f"{revision}:"), out[end_of_path + 1:end]))
+        at = end + 1
     return found
 
 

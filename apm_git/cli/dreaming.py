@@ -8,7 +8,7 @@ import click
 
 from apm_git import jsontext
 from apm_git.cli import shapes_dreaming
-from apm_git.cli.base import emit, print_json, state
+from apm_git.cli.base import emit, print_json, state, text_of, warn
 from apm_git.errors import EXIT_FINDINGS, EXIT_OK, UsageError
 from apm_git.model.trailers import CONSOLIDATION
 
@@ -35,7 +35,7 @@ def _stage_text(result: Any) -> str:
         from apm_git.operations.consolidation import left_out_note
 
         lines.append(f"  {left_out_note(result.left_out)}")
-    return "\n".join(lines)
+    return text_of(lines)
 
 
 def load_plan(plan_file: IO[str], command: str) -> Any:
@@ -102,7 +102,7 @@ def dream_cmd(ctx: click.Context, force: bool) -> int:
     )
     emit(ctx, shapes_dreaming.dream_json(result), text)
     if result.refused:
-        click.echo(f"apm-git: {result.refused}", err=True)
+        warn(f"apm-git: {result.refused}")
         ctx.exit(EXIT_FINDINGS)
     return EXIT_OK
 
@@ -120,7 +120,7 @@ def history_cmd(ctx: click.Context, entry_id: str) -> int:
         where = f"{event.source} -> {event.file}" if event.source else event.file
         detail = f"  ({event.detail})" if event.detail else ""
         lines.append(f"{event.date[:10]}  {event.commit[:7]}  {event.trigger:<12} {event.what:<10} {where}{detail}")
-    emit(ctx, shapes_dreaming.history_json(entry_id, events), "\n".join(lines))
+    emit(ctx, shapes_dreaming.history_json(entry_id, events), text_of(lines))
     return EXIT_OK
 
 
@@ -149,7 +149,7 @@ def import_cmd(ctx: click.Context, show_plan: bool, plan_file: IO[str] | None) -
     if result.flushed:
         head += f" (uncommitted memory flushed first as {result.flushed[:12]})"
     lines = [head] + [f"  import: {value}" for _, value in result.trailers]
-    emit(ctx, shapes_dreaming.stage_json(result), "\n".join(lines))
+    emit(ctx, shapes_dreaming.stage_json(result), text_of(lines))
     return EXIT_OK
 
 
@@ -161,7 +161,7 @@ def _import_text(data: dict[str, Any]) -> str:
     if items:
         lines.append("  carry it out: `apm-git import --plan > plan.json`, edit it if you like, "
                      "then `apm-git import --apply plan.json`")
-    return "\n".join(lines)
+    return text_of(lines)
 
 
 @click.command("forget")
@@ -176,5 +176,5 @@ def forget_cmd(ctx: click.Context, entry_ids: tuple[str, ...], reason: str) -> i
     lines = [f"apm-git: forgot {len(result.forgotten)} entr{'y' if len(result.forgotten) == 1 else 'ies'} "
              f"as {result.commit[:12]} ({result.reason})"]
     lines += [f"  {item.entry_id}  {item.file}" for item in result.forgotten]
-    emit(ctx, shapes_dreaming.forget_json(result), "\n".join(lines))
+    emit(ctx, shapes_dreaming.forget_json(result), text_of(lines))
     return EXIT_OK

@@ -3,6 +3,7 @@ command that lists the rest)."""
 from __future__ import annotations
 
 from apm_git.commands.status import Findings, StatusResult
+from apm_git.printable import one_line
 
 WORST = 5  # findings, and files over budget, shown by name
 
@@ -31,7 +32,7 @@ def status_text(result: StatusResult, *, all_files: bool = False) -> str:
         lines.append(f"Uncommitted memory changes: {len(result.uncommitted)} file(s); run `apm-git flush`")
     if result.not_set_up:
         lines.append(f"This clone is not set up (lacks {' and '.join(result.not_set_up)}); run `apm-git setup`")
-    return "\n".join(lines)
+    return "\n".join(one_line(line) for line in lines)  # a file name holding a line break stays on its line
 
 
 def _files(result: StatusResult, all_files: bool) -> list[str]:

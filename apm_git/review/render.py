@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from apm_git.model.vocabulary import ENTRY_STATUSES
+from apm_git.printable import one_line
 from apm_git.review import classify as cl
 from apm_git.review.commits import COUNTED, CommitInfo
 from apm_git.review.shape import over_budget
@@ -39,7 +40,7 @@ def headline(review: Review) -> str:
 
 
 def _range(review: Review) -> str:
-    return f"{_short(review.base_name)}..{_short(review.new_name)}"
+    return one_line(f"{_short(review.base_name)}..{_short(review.new_name)}")
 
 
 def _short(name: str) -> str:
@@ -77,9 +78,9 @@ def _tags(raw: str | None) -> list[str]:
 
 def _where(entry: cl.EntryChange) -> str:
     if entry.source and entry.target and entry.source != entry.target:
-        return f"{entry.source} -> {entry.target}"
+        return f"{one_line(entry.source)} -> {one_line(entry.target)}"
     place = entry.target or entry.source or ""
-    return f"{place}:{entry.line}"
+    return f"{one_line(place)}:{entry.line}"
 
 
 def shorten(pieces: Iterable[Piece]) -> list[Piece]:
@@ -103,8 +104,8 @@ def diff_text(review: Review) -> str:
     lines = [f"apm-git diff {_range(review)}: {headline(review)}"]
     for entry in review.entries:
         label = "LOST" if entry.status == cl.LOSS else entry.status
-        title = f' "{entry.title}"' if entry.title else ""
-        extra = [text for text in (entry.detail, change_summary(entry)) if text]
+        title = f' "{one_line(entry.title)}"' if entry.title else ""
+        extra = [one_line(text) for text in (entry.detail, change_summary(entry)) if text]
         tail = f"  ({'; '.join(extra)})" if extra else ""
         lines.append(f"{label:<11} {entry.id}  {_where(entry)}{title}{tail}")
         for change in entry.changes:
@@ -117,7 +118,7 @@ def diff_text(review: Review) -> str:
         lines.append("sections:")
         for section in review.sections:
             where = f"{section.source} -> {section.file}" if section.source else section.file
-            lines.append(f"  {section.status:<9} {where}  {_heading(section.heading)}  "
+            lines.append(f"  {section.status:<9} {one_line(where)}  {one_line(_heading(section.heading))}  "
                          f"({section.lines_before} -> {section.lines_after} lines)")
     if review.files:
         lines.append("files (lines before -> after, budget):")
@@ -130,7 +131,8 @@ def diff_text(review: Review) -> str:
 
 
 def _one_line(text: str) -> str:
-    return " ".join(text.split("\n"))
+    """A word diff's text on one line: its line breaks as spaces, anything else escaped."""
+    return one_line(" ".join(text.split("\n")))
 
 
 def _heading(heading: str) -> str:
@@ -138,7 +140,7 @@ def _heading(heading: str) -> str:
 
 
 def _file_where(file: cl.FileSummary) -> str:
-    return f"{file.old_path} -> {file.path}" if file.old_path else file.path
+    return one_line(f"{file.old_path} -> {file.path}" if file.old_path else file.path)
 
 
 def _lines(file: cl.FileSummary) -> str:
@@ -152,7 +154,7 @@ def _lines(file: cl.FileSummary) -> str:
 def _file_note(file: cl.FileSummary) -> str:
     notes = [f"{file.entries_moved} entries moved with it"] if file.entries_moved else []
     if file.note:
-        notes.append(file.note)
+        notes.append(one_line(file.note))
     return f"  ({'; '.join(notes)})" if notes else ""
 
 
@@ -162,13 +164,20 @@ _MD_SPECIAL = re.compile(r"([\\`*_\[\]|~#])")
 
 
 def md(text: str) -> str:
-    """Text safe inside a Markdown line: no HTML, no emphasis, no table break, no heading."""
-    return _MD_SPECIAL.sub(r"\\\1", html.escape(text, quote=False)).replace("\n", " ")
+    """Text safe inside a Markdown line: no HTML, no emphasis, no table break, no heading, no line break
+    and no control character (each shown as its escape)."""
+    return _MD_SPECIAL.sub(r"\\\1", html.escape(one_line(text), quote=False))
 
 
-def code(text: str) -> str:
-    fence = "``" if "`" in text else "`"
-    pad = " " if "`" in text else ""
+def code(text: str, *, cell: bool = False) -> str:
+    """`text` as a code span on one line: fenced by more backticks than it holds in a row, and in a
+    table `cell` its `|` escaped (GitHub ends a cell at a bare `|`, even inside a code span)."""
+    text = one_line(text)
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    if cell:
+        text = text.replace("|", "\\|")
     return f"{fence}{pad}{text}{pad}{fence}"
 
 
@@ -218,7 +227,7 @@ def diff_markdown(review: Review, *, limit: int = MARKDOWN_LIMIT, command: str =
     budgets = [file for file in review.files if file.budget is not None or file.path.endswith(".md")]
     if budgets:
         out.write("#### Files: lines against budget\n\n")
-        rows = [f"| {code(_file_where(file))} | {file.status} | {_md_lines(file)} | "
+        rows = [f"| {code(_file_where(file), cell=True)} | {file.status} | {_md_lines(file)} | "
                 f"{'' if file.budget is None else file.budget} |\n" for file in budgets]
         header = "| file | change | lines before → after | budget |\n|---|---|---|---:|\n"
         if len(rows) > OPEN_LIST:
@@ -302,7 +311,7 @@ def log_line(commit: CommitInfo) -> str:
     when = f"{commit.date[:10]} {commit.date[11:16]}"
     if not commit.apm:
         kind = "merge" if commit.merge else "-"
-        return f"{when}  {commit.sha[:8]}  {kind:<12} {commit.subject}"
+        return f"{when}  {commit.sha[:8]}  {kind:<12} {one_line(commit.subject)}"
     trigger = commit.trailer("Apm-Trigger") or ""
     label = commit.verb or trigger
     parts = [] if trigger in ("", label) else [f"trigger={trigger}"]
@@ -312,4 +321,4 @@ def log_line(commit: CommitInfo) -> str:
         parts.append(f"session={session}")
     counts = commit.counts()
     done = ", ".join(f"{key} {counts[key]}" for key in COUNTED if counts[key])
-    return f"{when}  {commit.sha[:8]}  {label:<12} {'  '.join(parts)}{'  ' + done if done else ''}"
+    return one_line(f"{when}  {commit.sha[:8]}  {label:<12} {'  '.join(parts)}{'  ' + done if done else ''}")
