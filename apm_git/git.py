@@ -571,6 +571,14 @@ def log_changes(root: Path, revision: str, paths: Sequence[str]) -> list[Logged]
     return logged
 
 
+def paths_changing(root: Path, revision: str, needle: str, pathspecs: Sequence[str]) -> list[str]:
+    """The paths under `pathspecs` where a commit of `revision` changed how often the fixed string `needle`
+    occurs (`git log -S`, one process; merges are not diffed)."""
+    data = _out(root, "log", "-z", "--format=", "--name-only", "--no-renames", f"-S{needle}", "--end-of-options",
+                revision, "--", *pathspecs)
+    return sorted({name.strip("\n") for name in data.split("\0") if name.strip("\n")})
+
+
 def rev_list(root: Path, revision: str) -> list[str]:
     """The commits `revision` reaches, oldest first."""
     return _out(root, "rev-list", "--reverse", "--end-of-options", revision).split()

@@ -119,8 +119,14 @@ def history_cmd(ctx: click.Context, entry_id: str) -> int:
     for event in events:
         where = f"{event.source} -> {event.file}" if event.source else event.file
         detail = f"  ({event.detail})" if event.detail else ""
-        lines.append(f"{event.date[:10]}  {event.commit[:7]}  {event.trigger:<12} {event.what:<10} {where}{detail}")
+        what = event.what.upper() if event.what == "lost" else event.what
+        lines.append(f"{event.date[:10]}  {event.commit[:7]}  {event.trigger:<12} {what:<10} {where}{detail}")
     emit(ctx, shapes_dreaming.history_json(entry_id, events), text_of(lines))
+    if events[-1].what == "lost":  # lost now, as `diff` and `lint` say of it (exit 1, as they do)
+        warn(f"apm-git history: {entry_id} was lost in {events[-1].commit[:12]} with no record of where it went; "
+             f"restore it from that commit's parent, or delete it deliberately with `apm-git forget {entry_id} "
+             "--reason TEXT`")
+        return EXIT_FINDINGS
     return EXIT_OK
 
 

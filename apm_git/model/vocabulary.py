@@ -60,7 +60,7 @@ CI_PROVIDERS: tuple[CiProvider, ...] = get_args(CiProvider)
 CiAction = Literal["written", "unchanged", "rewritten"]
 # What a commit did to an entry (`apm-git history`).
 HistoryWhat = Literal["created", "changed", "promoted", "moved", "superseded", "archived", "proven", "merged",
-                      "deleted", "forgotten"]
+                      "lost", "forgotten"]
 
 Word = TypeVar("Word", bound=str)
 
