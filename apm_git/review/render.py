@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from apm_git.model.vocabulary import ENTRY_STATUSES
+from apm_git.model.vocabulary import ENTRY_STATUSES, RESOLVE
 from apm_git.printable import one_line
 from apm_git.review import classify as cl
 from apm_git.review.commits import COUNTED, CommitInfo
@@ -23,14 +23,17 @@ OPEN_LIST = 10  # a group of more items than this is collapsed in <details>
 _CONTEXT = 30  # characters of unchanged text kept on each side of a change in a word diff
 # Fields whose change the status already says (an archived entry gains `Archived:`).
 RESTATED = {cl.ARCHIVED: ("archived",), cl.SUPERSEDED: ("archived", "superseded-by"), cl.PROMOTED: ("source",),
-            cl.PROVEN: ("proven",)}
+            cl.PROVEN: ("proven",), cl.CONFLICT: ("conflicts",)}
 FORGET_HINT = "restore it, move it to the archive, or delete it deliberately with `apm-git forget ID --reason TEXT`"
+_RESOLVE_WHAT = ("(keeps this version, the other one, or both in one entry; the version that goes is recorded as "
+                 "superseded or merged, never lost)")
+RESOLVE_HINT = f"settle each with `{RESOLVE}` {_RESOLVE_WHAT}"
+LOUD = {cl.LOSS: "LOST", cl.CONFLICT: "CONFLICT"}  # what a person must act on, written so it stands out
 
 
 def headline(review: Review) -> str:
     """`3 added, 2 edited, …` — the counts of what happened, loss first, zeros left out."""
-    parts = [f"{review.count(status)} {'LOST' if status == cl.LOSS else status}"
-             for status in ENTRY_STATUSES if review.count(status)]
+    parts = [f"{review.count(status)} {LOUD.get(status, status)}" for status in ENTRY_STATUSES if review.count(status)]
     sections = len(review.sections)
     if sections:
         parts.append(f"{sections} section{'s' if sections != 1 else ''} changed")
@@ -103,7 +106,7 @@ def shorten(pieces: Iterable[Piece]) -> list[Piece]:
 def diff_text(review: Review) -> str:
     lines = [f"apm-git diff {_range(review)}: {headline(review)}"]
     for entry in review.entries:
-        label = "LOST" if entry.status == cl.LOSS else entry.status
+        label = LOUD.get(entry.status, entry.status)
         title = f' "{one_line(entry.title)}"' if entry.title else ""
         extra = [one_line(text) for text in (entry.detail, change_summary(entry)) if text]
         tail = f"  ({'; '.join(extra)})" if extra else ""
@@ -114,6 +117,10 @@ def diff_text(review: Review) -> str:
     if review.lost:
         lines.append(f"LOST: {len(review.lost)} entr{'y' if len(review.lost) == 1 else 'ies'} left with no "
                      f"record of where {'it' if len(review.lost) == 1 else 'they'} went; {FORGET_HINT}")
+    if review.conflicts:
+        count = len(review.conflicts)
+        lines.append(f"CONFLICT: {count} entr{'y' if count == 1 else 'ies'} in conflict (a merge kept two versions); "
+                     f"{RESOLVE_HINT}")
     if review.sections:
         lines.append("sections:")
         for section in review.sections:
@@ -209,16 +216,23 @@ class _Budget:
 def diff_markdown(review: Review, *, limit: int = MARKDOWN_LIMIT, command: str = "apm-git diff") -> str:
     out = _Budget(limit)
     out.write("### apm-git memory diff\n\n")
-    lost = review.count(cl.LOSS)
-    counts = headline(review).replace(f"{lost} LOST", f"**⚠️ {lost} LOST**") if lost else headline(review)
+    counts = headline(review)
+    for status, word in LOUD.items():
+        if review.count(status):
+            counts = counts.replace(f"{review.count(status)} {word}", f"**⚠️ {review.count(status)} {word}**")
     out.write(f"{code(_range(review))}: {counts}\n\n")
-    if lost:
+    if review.lost:
         out.write("#### ⚠️ Lost: entries deleted with no record of where they went\n\n")
         out.items("lost entries", [f"- {code(entry.id)} {md(entry.title)} — was {code(_where(entry))}\n"
                                    for entry in review.lost])
         out.write(f"\nFor each: {FORGET_HINT}.\n\n")
+    if review.conflicts:
+        out.write("#### ⚠️ Conflicts: entries a merge kept in two versions\n\n")
+        out.items("entries in conflict", [f"- {code(entry.id)} {md(entry.title)} — {code(_where(entry))} "
+                                          f"({md(entry.detail)})\n" for entry in review.conflicts])
+        out.write(f"\nSettle each with {code(RESOLVE)} {md(_RESOLVE_WHAT)}.\n\n")
     groups = [(status, [entry for entry in review.entries if entry.status == status])
-              for status in ENTRY_STATUSES if status != cl.LOSS]
+              for status in ENTRY_STATUSES if status not in LOUD]
     groups = [(status, entries) for status, entries in groups if entries]
     if groups:
         out.write("#### Entries\n\n")
@@ -320,5 +334,6 @@ def log_line(commit: CommitInfo) -> str:
     if session and session != "none":
         parts.append(f"session={session}")
     counts = commit.counts()
-    done = ", ".join(f"{key} {counts[key]}" for key in COUNTED if counts[key])
+    # A conflict waits for a person: written as loudly as `diff` writes a loss, first.
+    done = ", ".join(f"{'CONFLICT' if key == 'conflicts' else key} {counts[key]}" for key in COUNTED if counts[key])
     return one_line(f"{when}  {commit.sha[:8]}  {label:<12} {'  '.join(parts)}{'  ' + done if done else ''}")
