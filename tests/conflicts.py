@@ -22,6 +22,11 @@ def apm(root: Path, *args: str, expect: int | None = 0, now: str = NOW) -> Ran:
 def conflicted(tmp_path: Path) -> Path:
     """The server's clone after `sync` merged the laptop's version of the entry into its own (exit 1):
     both versions live in the journal, linked by `Conflicts:`, committed and pushed."""
+    return conflicting_sync(tmp_path)[0]
+
+
+def conflicting_sync(tmp_path: Path) -> tuple[Path, Ran]:
+    """`conflicted`, and what its sync printed."""
     url = str(bare_remote(tmp_path))
     laptop = first_clone(tmp_path / "laptop", url)
     apm(laptop, "journal", "add", "shared lesson: what was learned", "--kind", "lesson", "--title", "shared lesson")
@@ -35,4 +40,4 @@ def conflicted(tmp_path: Path) -> Path:
     ran = apm(server, "sync", expect=1)
     assert "CONFLICT" in ran.stderr, ran.stderr
     assert git(server, "status", "--porcelain") == ""
-    return server
+    return server, ran

@@ -8,9 +8,10 @@ import click
 
 from apm_git import jsontext
 from apm_git.cli import shapes_dreaming
-from apm_git.cli.base import emit, print_json, state, text_of, warn
+from apm_git.cli.base import choice, emit, print_json, state, text_of, warn
 from apm_git.errors import EXIT_FINDINGS, EXIT_OK, UsageError
 from apm_git.model.trailers import CONSOLIDATION
+from apm_git.model.vocabulary import KEEPS
 
 
 def _stage_text(result: Any) -> str:
@@ -184,3 +185,31 @@ def forget_cmd(ctx: click.Context, entry_ids: tuple[str, ...], reason: str) -> i
     lines += [f"  {item.entry_id}  {item.file}" for item in result.forgotten]
     emit(ctx, shapes_dreaming.forget_json(result), text_of(lines))
     return EXIT_OK
+
+
+@click.command("resolve")
+@click.argument("entry_id", metavar="ENTRY-ID")
+@click.option("--keep", type=click.Choice(KEEPS), required=True,
+              help="this: keep ENTRY-ID; other: keep the version it is in conflict with; both: one entry holding "
+                   "both versions. The version that goes is recorded as superseded (archived) or merged.")
+@click.option("--with", "other_id", metavar="OTHER-ID",
+              help="The entry ENTRY-ID is in conflict with, when its Conflicts field names more than one.")
+@click.pass_context
+def resolve_cmd(ctx: click.Context, entry_id: str, keep: str, other_id: str | None) -> int:
+    """Settle a conflict a merge kept (two versions linked by Conflicts:) in one commit; nothing is lost."""
+    from apm_git.commands.resolve import resolve
+
+    repo = state(ctx).repo()
+    result = resolve(repo, entry_id, choice(KEEPS, keep), other_id)
+    settled = result.settled
+    went = {"superseded": f"{settled.gone} superseded by it (archived in {repo.memory_prefix}/{settled.archive})",
+            "merged": f"{settled.gone} merged into it (both versions in one entry)",
+            None: f"{settled.other} was no longer there: the link is dropped"}[settled.how]
+    lines = [f"apm-git: resolved {settled.entry}: kept {settled.kept} in {repo.memory_prefix}/{settled.kept_file}; "
+             f"{went}"]
+    if result.flushed:
+        lines.append(f"  uncommitted memory flushed first as {result.flushed[:12]}")
+    lines.append(f"  committed {result.commit[:12] if result.commit else '(nothing)'}; `apm-git sync` shares it")
+    emit(ctx, shapes_dreaming.resolve_json(result, repo.memory_prefix), text_of(lines))
+    return EXIT_OK
+

@@ -3,6 +3,7 @@ command that lists the rest)."""
 from __future__ import annotations
 
 from apm_git.commands.status import Findings, StatusResult
+from apm_git.model.vocabulary import KEEPS, RESOLVE
 from apm_git.printable import one_line
 
 WORST = 5  # findings, and files over budget, shown by name
@@ -12,10 +13,10 @@ def status_text(result: StatusResult, *, all_files: bool = False) -> str:
     lines = _files(result, all_files)
     lines += _findings(result.findings)
     if result.in_conflict:
-        lines.append(f"Entries in conflict: {len(result.in_conflict)} (settle each: keep one version, delete the "
-                     "other, drop the Conflicts line)")
-        lines += [f"  {item.file}:{item.line}: {item.entry}: Conflicts: {item.conflicts}"
-                  for item in result.in_conflict[:WORST]]
+        lines.append(f"Entries in conflict: {len(result.in_conflict)} (settle each with `{RESOLVE}`: the version "
+                     "that goes is recorded as superseded or merged, never lost)")
+        lines += [f"  {item.file}:{item.line}: {item.entry}: `apm-git resolve {item.entry} --keep "
+                  f"{'|'.join(KEEPS)}` (Conflicts: {item.conflicts})" for item in result.in_conflict[:WORST]]
         if len(result.in_conflict) > WORST:
             lines.append(f"  ... and {len(result.in_conflict) - WORST} more (`apm-git --json status` lists them)")
     lines.append("Last flush:")

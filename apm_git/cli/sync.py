@@ -1,6 +1,7 @@
 """sync: share the memory through a git remote."""
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import click
@@ -39,8 +40,19 @@ def sync_cmd(ctx: click.Context, remote: str | None, branch: str | None, gather:
     for path in result.unmerged:
         warn(f"apm-git: CONFLICT: {path}: git's line merge kept both versions for a person to settle")
     for conflict in result.conflicts:
-        warn(f"apm-git: CONFLICT: {conflict} (kept both versions, linked by Conflicts:; settle it, then sync)")
+        warn(f"apm-git: CONFLICT: {conflict}; {settle_hint(conflict)}, then sync")
     return EXIT_FINDINGS if result.conflicts or result.unmerged or result.flush_notes else EXIT_OK
+
+
+def settle_hint(conflict: str) -> str:
+    """How to settle what a merge kept for a person: the command for an entry kept in two versions."""
+    from apm_git.model.entry_id import ENTRY_ID
+    from apm_git.model.vocabulary import KEEPS
+
+    found = re.search(rf": ({ENTRY_ID.pattern}): .*linked by Conflicts:", conflict)
+    if found is None:
+        return "both versions are kept for a person to settle"
+    return f"settle it with `apm-git resolve {found[1]} --keep {'|'.join(KEEPS)}` (nothing is lost)"
 
 
 def sync_lines(result: Any) -> list[str]:

@@ -35,7 +35,7 @@ FLUSH_TRIGGERS: tuple[FlushTrigger, ...] = get_args(FlushTrigger)
 # A flush scope: all, main, or group:NAME (the kind; the name is kept beside it).
 ScopeKind = Literal["all", "main", "group"]
 # The consolidation stages, each one commit (`memory: <stage> …`).
-StageName = Literal["deep-sleep", "rem", "import"]
+StageName = Literal["deep-sleep", "rem", "import", "resolve"]
 # The stages `dream` runs when due (`status` says when).
 DueStage = Literal["deep-sleep", "rem"]
 DUE_STAGES: tuple[DueStage, ...] = get_args(DueStage)
@@ -61,7 +61,7 @@ CiAction = Literal["written", "unchanged", "rewritten"]
 # What a commit did to an entry (`apm-git history`).
 HistoryWhat = Literal["created", "changed", "promoted", "moved", "superseded", "archived", "proven", "merged",
                       "lost", "forgotten"]
-# `apm-git resolve ID --keep …`: which version of an entry in conflict stays (docs/merge.md "Settling a conflict").
+# `apm-git resolve ID --keep …`: which version of an entry in conflict stays (docs/conflicts.md).
 Keep = Literal["this", "other", "both"]
 KEEPS: tuple[Keep, ...] = get_args(Keep)
 RESOLVE = f"apm-git resolve ID --keep {'|'.join(KEEPS)}"  # the command that settles a conflict, as messages name it

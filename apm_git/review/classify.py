@@ -16,10 +16,10 @@ from typing import Final
 
 from apm_git.checks.entries import NAMING_FIELDS, Place, named_ids
 from apm_git.checks.snapshot import CATEGORY, EXPERIENCE, JOURNAL, file_kind
+from apm_git.dreaming.settle import conflict_ids
 from apm_git.model import names
 from apm_git.model import trailers as trailer_model
 from apm_git.model.config import Config
-from apm_git.model.entry_id import ENTRY_ID
 from apm_git.model.records import OPTIONAL_FIELDS, Block, Record, RecordFile, count_lines, parse, strip_eol
 from apm_git.model.vocabulary import ENTRY_STATUSES, EntryStatus, FileStatus, SectionStatus
 from apm_git.review.words import Piece, word_diff
@@ -292,13 +292,7 @@ def _new(entry: str, target: str, now: Record, facts: TrailerFacts) -> EntryChan
 
 
 def _conflict_ids(record: Record) -> set[str]:
-    """The ids a record's `Conflicts:` field names (`<id> — <what>`, parts separated by `;`)."""
-    found = set()
-    for part in (record.field("Conflicts") or "").split(";"):
-        match = ENTRY_ID.match(part.strip())
-        if match:
-            found.add(match[0])
-    return found
+    return set(conflict_ids(record))
 
 
 def _conflict_detail(ids: set[str]) -> str:
