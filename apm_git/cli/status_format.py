@@ -22,10 +22,12 @@ def status_text(result: StatusResult, *, all_files: bool = False) -> str:
     lines.append("Last flush:")
     lines += [f"  {scope}: {_when(stamp)}" for scope, stamp in result.last_flush.items()]
     own = [item for item in result.pending_items if not (isinstance(item, dict) and item.get("source") == "flush")]
-    lines.append(f"Pending items: {len(own)}")
-    lines += [f"  - {_pending(item)}" for item in own[:WORST]]
-    if len(own) > WORST:
-        lines.append(f"  ... and {len(own) - WORST} more (`apm-git --json status` lists them)")
+    pending = [f"{item.file}:{item.line}: {item.title} ({item.entry})" for item in result.pending_records]
+    pending += [_pending(item) for item in own]
+    lines.append(f"Pending items: {len(pending)}")
+    lines += [f"  - {item}" for item in pending[:WORST]]
+    if len(pending) > WORST:
+        lines.append(f"  ... and {len(pending) - WORST} more (`apm-git --json status` lists them)")
     for due in result.due:
         when = "due now" if due.due_now else f"next due {due.next_due}"
         lines.append(f"{due.stage}: {when} (last run: {_when(due.last_run)})")
