@@ -341,7 +341,10 @@ def move_head(
     root: Path, new: str, old: str | None, reason: str, *, env: Mapping[str, str] | None = None,
 ) -> None:
     """Move the branch HEAD names from `old` (None: unborn) to `new`, only if it is still at `old`."""
-    proc = _run(root, "update-ref", "-m", f"commit: {reason}", "HEAD", new, old or "", env=env, check=False)
+    # The reflog's reason is the commit's subject, which may be the user's words (`flush -m`): its UTF-8
+    # bytes, whatever the locale (under LANG=C an argument must otherwise be ASCII).
+    message = os.fsdecode(f"commit: {reason}".encode("utf-8", "surrogateescape"))
+    proc = _run(root, "update-ref", "-m", message, "HEAD", new, old or "", env=env, check=False)
     if proc.returncode != 0:
         raise GitError(
             f"{_describe_failure(['update-ref', 'HEAD'], proc)}; the branch moved while apm-git was committing, "

@@ -64,8 +64,10 @@ def text_of(lines: Iterable[str]) -> str:
 
 
 def warn(text: str) -> None:
-    """One line on stderr (a message naming files or memory text: kept on its line, apm_git/printable.py)."""
-    click.echo(one_line(text), err=True)
+    """One line on stderr (a message naming files or memory text: kept on its line, apm_git/printable.py).
+    What click.echo strips from a stream that is no terminal (colour codes) is stripped first, as it would
+    be, so the line is the same as the light hook entries print (apm_git/agents/recall_hook.say)."""
+    click.echo(one_line(text if sys.stderr.isatty() else click.unstyle(text)), err=True)
 
 
 def emit(ctx: click.Context, data: dict[str, Any], text: str | None) -> None:
@@ -149,7 +151,7 @@ class ApmGroup(click.Group):
         try:
             return super().invoke(ctx)
         except ApmGitError as error:
-            click.echo(one_line(f"apm-git: {error}"), err=True)
+            warn(f"apm-git: {error}")
             ctx.exit(error.exit_code)
         except OSError as error:  # the last net: a refusal of the OS that no layer named more precisely
             click.echo(f"apm-git: {describe_os_error(error)}", err=True)

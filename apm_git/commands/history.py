@@ -63,6 +63,7 @@ class _Commit:
     subject: str
     trailers: list[tuple[str, str]]
     files: list[tuple[str, str | None, str | None]] = dataclasses.field(default_factory=list)  # path, old, new blob
+    merge: bool = False  # `git log --raw` shows no change of a merge commit: its files are not compared
 
 
 def history(repo: MemoryRepo, entry_id: str) -> list[HistoryEvent]:
@@ -132,7 +133,8 @@ def _forgets(commit: _Commit, entry_id: str) -> bool:
 def _log(repo: MemoryRepo, paths: list[str]) -> list[_Commit]:
     commits = []
     for found, changes in git.log_changes(repo.root, "HEAD", paths):
-        commit = _Commit(found.sha, found.date, found.subject, trailer_model.parse(found.message))
+        commit = _Commit(found.sha, found.date, found.subject, trailer_model.parse(found.message),
+                         merge=len(found.parents) > 1)
         for change in changes:
             old = change.old_blob if change.old_blob != NULL_SHA else None
             new = change.new_blob if change.new_blob != NULL_SHA else None
@@ -168,9 +170,16 @@ def _event(repo: MemoryRepo, commit: _Commit, entry_id: str, blobs: dict[str, st
             changed.append(path)
             gained_proven |= "[PROVEN]" not in before.split("\n")[0] and "[PROVEN]" in after.split("\n")[0]
     what, detail = _from_trailers(commit, entry_id)
+    trigger = dict(commit.trailers).get("Apm-Trigger", "-")
+    if what not in (None, "forgotten") and commit.merge and not (sources or targets or changed):
+        # A merge (sync's budget step archives in the merge commit itself): its tree says whether it holds.
+        fate, detail, file = _gone(repo, commit, entry_id, what, detail)
+        if fate == "moved":
+            return None  # still live where it was: the trailer is not borne out
+        return HistoryEvent(commit.date, commit.sha[:12], trigger, fate, file or _trailer_source(commit, entry_id),
+                            _trailer_source(commit, entry_id) if file else None, detail, commit.subject)
     if what != "forgotten" and not (sources or targets or changed):
         return None  # a trailer that names the entry in a commit that left it as it was: the files disagree
-    trigger = dict(commit.trailers).get("Apm-Trigger", "-")
     if what != "forgotten" and sources and not targets:  # it left the files followed and arrived in none
         what, detail, file = _gone(repo, commit, entry_id, what, detail)
         return HistoryEvent(commit.date, commit.sha[:12], trigger, what, file or sources[0],
@@ -246,6 +255,15 @@ def _from_trailers(commit: _Commit, entry_id: str) -> tuple[HistoryWhat | None, 
         if what in found:
             return what, found[what]
     return None, ""
+
+
+def _trailer_source(commit: _Commit, entry_id: str) -> str:
+    """The file a trailer of the commit says the entry left (`<id> <from> -> <to> …`)."""
+    for _, value in commit.trailers:
+        words = value.split()
+        if words[:1] == [entry_id] and len(words) > 2 and words[2] == "->":
+            return words[1]
+    return ""
 
 
 def _trailer_target(commit: _Commit, entry_id: str) -> str | None:
