@@ -72,7 +72,7 @@ class Neutralizer:
         prefix = self._lead if self._lead is not None else "." + self._tail  # "." : not at a line's start
         probe = prefix + text
         at = [(match.start(1) if match.start(1) >= 0 else match.start(2)) - len(prefix)
-              for match in _COMMAND.finditer(probe)]
+              for match in _COMMAND.finditer(probe)] if _COMMAND.search(probe) else []
         last = probe.rsplit("\n", 1)[-1]
         self._lead = last if _UNDECIDED.fullmatch(last) else None
         self._tail = last[-_TAIL:]
@@ -82,7 +82,7 @@ class Neutralizer:
 def _render(text: str, defused: list[int]) -> str:
     """`text` with its control characters escaped, and the characters at `defused` too."""
     if not defused:
-        return _IN_TEXT.sub(_escaped, text)
+        return _IN_TEXT.sub(_escaped, text) if _IN_TEXT.search(text) else text
     parts, start = [], 0
     for place in defused:
         parts += [_IN_TEXT.sub(_escaped, text[start:place]), escape(text[place])]
