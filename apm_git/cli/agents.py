@@ -7,7 +7,7 @@ from typing import IO
 import click
 
 from apm_git.cli import shapes_agents
-from apm_git.cli.base import UTF8, emit, state
+from apm_git.cli.base import UTF8, emit, state, text_of
 from apm_git.errors import EXIT_FINDINGS, EXIT_OK, UsageError
 from apm_git.model.vocabulary import AGENTS
 
@@ -80,7 +80,7 @@ def _timer_report(ctx: click.Context, result: object, verb: str) -> int:
         lines = [f"apm-git: {result.where}: nothing to change"]
     if result.next_step and result.changed:
         lines.append(f"  now run: {result.next_step}")
-    emit(ctx, shapes_agents.timer_json(result), "\n".join(lines))
+    emit(ctx, shapes_agents.timer_json(result), text_of(lines))
     return EXIT_OK
 
 
@@ -167,7 +167,7 @@ def status_cmd(ctx: click.Context, no_run: bool) -> int:
             lines.append(f"  {verdict} {check.event}: {check.command}{shown}")
     if not any(place.hooks for place in places):
         lines.append("apm-git: no hooks installed; run `apm-git hooks install claude-code`")
-    emit(ctx, shapes_agents.hooks_status_json(places), "\n".join(lines))
+    emit(ctx, shapes_agents.hooks_status_json(places), text_of(lines))
     return EXIT_FINDINGS if failed else EXIT_OK
 
 
@@ -224,5 +224,5 @@ def audit_cmd(ctx: click.Context, transcripts: tuple[Path, ...]) -> int:
     lines.append(f"{result.transcripts} transcript(s), {len(result.compactions)} compaction(s), "
                  f"{len(result.session_ends)} session end(s): " +
                  (f"{result.missing} without a flush" if result.missing else "every one flushed"))
-    emit(ctx, shapes_agents.audit_json(result), "\n".join(lines))
+    emit(ctx, shapes_agents.audit_json(result), text_of(lines))
     return EXIT_FINDINGS if result.missing else EXIT_OK

@@ -8,7 +8,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -16,6 +16,7 @@ import click
 
 from apm_git import __version__
 from apm_git.errors import EXIT_FINDINGS, EXIT_STATE, EXIT_USAGE, ApmGitError, UsageError, describe_os_error
+from apm_git.printable import one_line
 from apm_git.streams import safe_streams
 
 HOOK_FLAG = "--hook-input"
@@ -54,6 +55,19 @@ def state(ctx: click.Context) -> CliState:
 def print_json(data: dict[str, Any]) -> None:
     """One JSON object on stdout: a shape of apm_git/cli/shapes*.py, declared in apm_git/schemas/."""
     click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+
+
+def text_of(lines: Iterable[str]) -> str:
+    """Lines of text output, each kept on its line whatever a file name or memory text in it holds
+    (apm_git/printable.py; the streams escape control characters and defuse CI commands as well)."""
+    return "\n".join(one_line(line) for line in lines)
+
+
+def warn(text: str) -> None:
+    """One line on stderr (a message naming files or memory text: kept on its line, apm_git/printable.py).
+    What click.echo strips from a stream that is no terminal (colour codes) is stripped first, as it would
+    be, so the line is the same as the light hook entries print (apm_git/agents/recall_hook.say)."""
+    click.echo(one_line(text if sys.stderr.isatty() else click.unstyle(text)), err=True)
 
 
 def emit(ctx: click.Context, data: dict[str, Any], text: str | None) -> None:
@@ -141,7 +155,7 @@ class ApmGroup(click.Group):
         try:
             return super().invoke(ctx)
         except ApmGitError as error:
-            click.echo(f"apm-git: {error}", err=True)
+            warn(f"apm-git: {error}")
             ctx.exit(error.exit_code)
         except OSError as error:  # the last net: a refusal of the OS that no layer named more precisely
             click.echo(f"apm-git: {describe_os_error(error)}", err=True)

@@ -7,7 +7,7 @@ from typing import IO
 import click
 
 from apm_git.cli import shapes
-from apm_git.cli.base import UTF8, choice, emit, state, withheld_line
+from apm_git.cli.base import UTF8, choice, emit, state, text_of, warn, withheld_line
 from apm_git.errors import EXIT_FINDINGS, EXIT_OK
 from apm_git.model.config import KINDS
 from apm_git.model.fitness import VALUES
@@ -32,10 +32,10 @@ def init_cmd(ctx: click.Context, path: Path | None, no_install: bool) -> int:
         lines.append(f"  recorded {adoption.known} finding(s) the memory already held in the baseline "
                      "(`apm-git lint --all --baseline-too` lists them)")
     for name in adoption.withheld:
-        click.echo(
+        warn(
             f"apm-git: WARNING: {name} looks like it holds a secret, so it was NOT committed; it stays on disk as it "
             "is: remove the secret, or mark a false positive with `apm-git allow-secret PATH:LINE` "
-            "(`apm-git status` shows where), then `apm-git flush`", err=True,
+            "(`apm-git status` shows where), then `apm-git flush`",
         )
     lines += [f"  created {name}" for name in result.created]
     lines += [f"  updated {name}" for name in result.updated]
@@ -46,8 +46,8 @@ def init_cmd(ctx: click.Context, path: Path | None, no_install: bool) -> int:
     if result.hooks_installed:
         lines.append("  installed the pre-commit hook (apm checks run at every `git commit`)")
     if result.warning:
-        click.echo(f"apm-git: WARNING: {result.warning}", err=True)
-    emit(ctx, shapes.init_json(result), "\n".join(lines))
+        warn(f"apm-git: WARNING: {result.warning}")
+    emit(ctx, shapes.init_json(result), text_of(lines))
     return EXIT_OK
 
 
@@ -61,8 +61,8 @@ def setup_cmd(ctx: click.Context, no_install: bool) -> int:
     result = setup(state(ctx).repo().root, install=not no_install)
     lines = [f"apm-git: registered {name}" for name in result.registered] or ["apm-git: this clone is set up already"]
     if result.warning:
-        click.echo(f"apm-git: WARNING: {result.warning}", err=True)
-    emit(ctx, shapes.setup_json(result), "\n".join(lines))
+        warn(f"apm-git: WARNING: {result.warning}")
+    emit(ctx, shapes.setup_json(result), text_of(lines))
     return EXIT_OK
 
 
@@ -81,21 +81,21 @@ def merge_driver_cmd(ctx: click.Context, base: Path, ours: Path, theirs: Path, p
 
     result = merge_file(base, ours, theirs, path)
     for conflict in result.conflicts:
-        click.echo(f"apm-git: merge conflict kept in {conflict}", err=True)
+        warn(f"apm-git: merge conflict kept in {conflict}")
     if result.over_budget is not None:
         from apm_git.model.dated import JOURNAL_NAME
 
         lines, budget = result.over_budget
         if JOURNAL_NAME.fullmatch(path.rsplit("/", 1)[-1]):
-            click.echo(f"apm-git: WARNING: {path} is over its line budget after this merge ({lines}/{budget} lines): "
-                       "the union of both sides' journals, kept whole (deep sleep promotes its items); a memory "
-                       "several agents share needs a journal budget sized for them (`budgets` -> `journal` in "
-                       "apm.yaml)", err=True)
+            warn(f"apm-git: WARNING: {path} is over its line budget after this merge ({lines}/{budget} lines): "
+                 "the union of both sides' journals, kept whole (deep sleep promotes its items); a memory "
+                 "several agents share needs a journal budget sized for them (`budgets` -> `journal` in "
+                 "apm.yaml)")
         else:
-            click.echo(f"apm-git: WARNING: {path} is over its line budget after this merge ({lines}/{budget} lines): "
-                       "a git merge sees one file and cannot archive; the next `apm-git rem` (or `apm-git dream`, when "
-                       "REM is due) archives its lowest-scored entries, and lint reports it until then (`apm-git sync` "
-                       "merges and archives in one commit)", err=True)
+            warn(f"apm-git: WARNING: {path} is over its line budget after this merge ({lines}/{budget} lines): "
+                 "a git merge sees one file and cannot archive; the next `apm-git rem` (or `apm-git dream`, when "
+                 "REM is due) archives its lowest-scored entries, and lint reports it until then (`apm-git sync` "
+                 "merges and archives in one commit)")
     emit(ctx, shapes.merge_driver_json(result), None)
     return EXIT_OK if result.clean else EXIT_FINDINGS
 
@@ -175,17 +175,17 @@ def flush_cmd(
     text += [f"  kept your own INDEX.md as {name} (apm-git writes INDEX.md; yours is listed in it)"
              for name in result.kept_index]
     for finding in result.findings:
-        click.echo(f"apm-git: finding: {finding}", err=True)
+        warn(f"apm-git: finding: {finding}")
     for name in result.too_large:
-        click.echo(
+        warn(
             f"apm-git: WARNING: {name} is too large for apm-git to check, so it was NOT committed; it stays on disk "
-            "as it is: split it (see the finding above), then flush again", err=True,
+            "as it is: split it (see the finding above), then flush again",
         )
     for section in result.withheld_sections:
-        click.echo(f"apm-git: WARNING: {withheld_line(section)}", err=True)
+        warn(f"apm-git: WARNING: {withheld_line(section)}")
     for note in result.notes + result.cut:
-        click.echo(f"apm-git: WARNING: {note}", err=True)
-    emit(ctx, shapes.flush_json(result), "\n".join(text))
+        warn(f"apm-git: WARNING: {note}")
+    emit(ctx, shapes.flush_json(result), text_of(text))
     # From a hook, something withheld exits 1: the agent's host shows stderr then (for 0 it shows nothing;
     # a hook never exits 2).  By hand the warning is seen, and scripts keep their 0.
     return EXIT_FINDINGS if result.notes or (hook_input is not None and result.withheld) else EXIT_OK
@@ -214,7 +214,7 @@ def status_cmd(ctx: click.Context, all_files: bool) -> int:
     repo = state(ctx).repo()
     result = status(repo)
     audited = last_audited(repo)
-    lines = [status_text(result, all_files=all_files)]
+    lines = status_text(result, all_files=all_files).split("\n")
     compaction = audited.get("last_compaction") if audited else None
     if isinstance(compaction, dict):
         verdict = f"flushed by {compaction.get('flushed_by')}" if compaction.get("flushed_by") else "NOT flushed"
@@ -222,5 +222,5 @@ def status_cmd(ctx: click.Context, all_files: bool) -> int:
                      f"{verdict}; audited {audited.get('audited_at') if audited else ''}")
     else:
         lines.append("Last compaction audited: none (run `apm-git audit`)")
-    emit(ctx, shapes.status_json(result, audited), "\n".join(lines))
+    emit(ctx, shapes.status_json(result, audited), text_of(lines))
     return EXIT_OK

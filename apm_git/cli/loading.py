@@ -6,7 +6,7 @@ from typing import IO
 import click
 
 from apm_git.cli import shapes
-from apm_git.cli.base import UTF8, choice, emit, open_memory, print_json, state
+from apm_git.cli.base import UTF8, choice, emit, open_memory, print_json, state, text_of, warn
 from apm_git.errors import EXIT_FINDINGS, EXIT_OK, UsageError
 from apm_git.model.fitness import VALUES
 
@@ -122,7 +122,7 @@ def remember_cmd(
     lines += [f"  index row appended: {row}" for row in result.rows_added]
     lines += [f"  index row at line {line} marked [DEPRECATED]" for line in result.rows_deprecated]
     lines.append("  not committed yet: the next `apm-git flush` commits it")
-    emit(ctx, shapes.remember_json(result), "\n".join(lines))
+    emit(ctx, shapes.remember_json(result), text_of(lines))
     return EXIT_OK
 
 
@@ -150,9 +150,9 @@ def search_cmd(ctx: click.Context, query: str, archive_alike: bool, archive_only
     result = search(state(ctx).repo(), query, archive_only=archive_only, archive_alike=archive_alike, limit=limit,
                     group=group, scan=scan)
     for problem in result.skipped:
-        click.echo(f"apm-git: skipped {problem}", err=True)
+        warn(f"apm-git: skipped {problem}")
     if result.note:
-        click.echo(f"apm-git: {result.note}", err=True)
+        warn(f"apm-git: {result.note}")
     lines = []
     for hit in result.hits:
         ref = f"{hit.entry_id}  {hit.file}:{hit.line}" if hit.entry_id else f"{hit.file}:{hit.line}"
@@ -161,7 +161,7 @@ def search_cmd(ctx: click.Context, query: str, archive_alike: bool, archive_only
     lines.append(f"{result.total} section{'' if result.total == 1 else 's'} matched ({shown}) in "
                  f"{result.files_searched} files ({result.where})" if result.total else
                  f"nothing matched {query!r} in {result.files_searched} files ({result.where})")
-    emit(ctx, shapes.search_json(result), "\n".join(lines))
+    emit(ctx, shapes.search_json(result), text_of(lines))
     return EXIT_OK
 
 
@@ -177,8 +177,8 @@ def hit_cmd(ctx: click.Context, entry_ids: tuple[str, ...]) -> int:
     lines = [f"{item.file}:{item.line}: {item.entry_id} hit_count {item.previous_hit_count} -> {item.hit_count}, "
              f"last_referenced {item.last_referenced}" for item in result.hits]
     for warning in result.warnings:
-        click.echo(f"apm-git: warning: {warning}", err=True)
+        warn(f"apm-git: warning: {warning}")
     for miss in result.misses:
-        click.echo(f"apm-git: {miss.entry_id}: {miss.reason}", err=True)
-    emit(ctx, shapes.hit_json(result), "\n".join(lines))
+        warn(f"apm-git: {miss.entry_id}: {miss.reason}")
+    emit(ctx, shapes.hit_json(result), text_of(lines))
     return EXIT_FINDINGS if result.misses else EXIT_OK

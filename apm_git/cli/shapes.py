@@ -115,6 +115,8 @@ def status_json(result: StatusResult, audited: dict[str, object] | None) -> dict
         "files": [{"file": item.file, "lines": item.lines, "budget": item.budget} for item in result.files],
         "last_flush": dict(result.last_flush),
         "pending_items": list(result.pending_items),
+        "pending_records": [{"entry": item.entry, "file": item.file, "line": item.line, "title": item.title}
+                            for item in result.pending_records],
         "due": [{"stage": due.stage, "last_run": due.last_run, "next_due": due.next_due, "due_now": due.due_now}
                 for due in result.due],
         "uncommitted": list(result.uncommitted),

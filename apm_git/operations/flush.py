@@ -131,13 +131,26 @@ def flush_locked(
         result.files = sorted(set(paths))
         trailers = [("Apm-Trigger", trigger), ("Apm-Scope", str(scope)), ("Apm-Session", session or "none")]
         trailers += [("Apm-Finding", finding) for finding in findings]
-        count = f"{len(result.files)} file{'s' if len(result.files) != 1 else ''}"
-        result.commit = commit(repo, paths, f"flush {count} ({trigger}, {scope})", trailers, body=message,
-                               contents=kept.contents)
+        subject, body = _subject(message, len(result.files), trigger, str(scope), trailers)
+        result.commit = commit(repo, paths, subject, trailers, body=body, contents=kept.contents)
     except BaseException:
         tx.rollback()
         raise
     return result
+
+
+def _subject(message: str | None, files: int, trigger: str, scope: str,
+             trailers: list[tuple[str, str]]) -> tuple[str, str | None]:
+    """The commit's subject (after `memory: `) and body.  A message's first line is the subject, so
+    `git log --oneline` and `apm-git log` show the user's words; the file count then joins the trigger
+    and the scope in the trailers (`Apm-Files`), and the message's other lines are the body."""
+    lines = [" ".join(line.split()) for line in (message or "").splitlines()]
+    first = next((line for line in lines if line), "")
+    if not first:
+        return f"flush {files} file{'s' if files != 1 else ''} ({trigger}, {scope})", message
+    trailers.append(("Apm-Files", str(files)))
+    rest = "\n".join(lines[lines.index(first) + 1:]).strip()
+    return f"flush: {first}", rest or None
 
 
 def _check(repo: MemoryRepo, scope: Scope, pathspecs: list[str], today: dt.date, result: FlushResult) -> Kept:

@@ -30,7 +30,7 @@ SCHEMA_OF = {
     "hooks uninstall": ("hooks-uninstall",), "hooks status": ("hooks-status",), "audit": ("audit",),
     "ci github": ("ci",), "ci gitlab": ("ci",), "sync": ("sync",), "diff": ("diff",), "log": ("log",),
     "history": ("history",), "forget": ("forget",), "deep-sleep": ("stage", "deep-sleep-plan"), "rem": ("stage",),
-    "dream": ("dream",), "import": ("import-plan", "stage"),
+    "dream": ("dream",), "import": ("import-plan", "stage"), "resolve": ("resolve",),
 }
 NO_JSON = {"mcp"}  # speaks MCP on stdout: --json has nothing to shape
 REFERENCED_ONLY = {"rem-plan"}  # the plan inside `rem --json`
@@ -217,6 +217,12 @@ def test_the_real_output_of_every_command_fits_its_schema(
     assert run.json("dream", "dream", at=day30)["ran"]
     assert run.json("history", "history", redis)["events"]
     run.json("forget", "forget", redis, "--reason", "obsolete", at=day30)
+    with (root / "memory/decisions.md").open("a", encoding="utf-8") as decisions:  # two versions in conflict
+        decisions.write("\n" + "".join(
+            f"## [2026-04-03] {title}\n- Tags: decision\n- Fitness: last_referenced=2026-04-03, hit_count=0, "
+            f"decision_value=MEDIUM\n- Body: {title}\n- Conflicts: {other} — two versions\n\n"
+            for title, other in (("Cache A", "2026-04-03-cache-b"), ("Cache B", "2026-04-03-cache-a"))))
+    assert run.json("resolve", "resolve", "2026-04-03-cache-a", "--keep", "this", at=day30)["how"] == "superseded"
     assert run.json("diff", "diff", "HEAD~4..HEAD")["entries"]
     assert run.json("log", "log")["commits"]
 

@@ -27,11 +27,12 @@ def test_flush_is_one_commit_with_trailers_and_state(repo: MemoryRepo, run_cli: 
                   "--session", "s-1", env=env)
     assert ran.exit_code == 0, ran.stderr
     assert git(repo.root, "rev-list", "--count", "HEAD").strip() == "2"
-    assert git(repo.root, "log", "-1", "--format=%s").strip() == "memory: flush 3 files (pre-compact, all)"
-    assert head_trailers(repo.root) == {"Apm-Trigger": "pre-compact", "Apm-Scope": "all", "Apm-Session": "s-1"}
+    # The message is the subject (issue 23.6); the trigger, scope, session and file count are trailers.
+    assert git(repo.root, "log", "-1", "--format=%s").strip() == "memory: flush: before compaction"
+    assert head_trailers(repo.root) == {"Apm-Trigger": "pre-compact", "Apm-Scope": "all", "Apm-Session": "s-1",
+                                        "Apm-Files": "3"}
     clone = (repo.git_dir / "apm-git" / "clone-id").read_text().split("\t")[0]
     assert trailers.parse(git(repo.root, "log", "-1", "--format=%B"))[-1] == ("Apm-Clone", clone)
-    assert "before compaction" in git(repo.root, "log", "-1", "--format=%b")
     assert git(repo.root, "log", "-1", "--format=%cI").strip() == "2026-04-06T14:30:00+00:00"
     state = json.loads((repo.memory / "flush-state.json").read_text())
     assert state["main_session"]["last_flush_time"] == "2026-04-06T14:30:00+00:00"
