@@ -152,9 +152,12 @@ def flush_cmd(
         session = session or payload.session_id
         if ctx.get_parameter_source("trigger_text") is click.core.ParameterSource.DEFAULT and payload.trigger:
             trigger = payload.trigger
-        repo = open_hook_repo(repo_path, payload)
+        found = open_hook_repo(repo_path, payload, given_as=state(ctx).repo_given_as)
+        if found is None:
+            return EXIT_OK  # no memory serves the session's folder: nothing to flush, nothing to say
+        repo = found
     else:
-        repo = open_repo(repo_path)
+        repo = open_repo(repo_path, given_as=state(ctx).repo_given_as)
     chosen = scope_for(repo, scope, room, create=create)
     result = flush(repo, trigger=trigger, scope=chosen, session=session, message=message, if_idle=if_idle)
     if hook_input is not None and session and not result.commit:
