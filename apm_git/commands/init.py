@@ -8,7 +8,7 @@ from apm_git import clock, git
 from apm_git.errors import StateError, UsageError
 from apm_git.model import names
 from apm_git.model.config import CONFIG_FILE
-from apm_git.operations import precommit
+from apm_git.operations import memory_folder, precommit
 from apm_git.operations.adopt import Adoption, commit_as_found, keep_replaced
 from apm_git.operations.baseline import record
 from apm_git.operations.setup import DIFF_DRIVER, register_merge_driver  # init in a clone sets it up as setup does
@@ -35,7 +35,8 @@ class InitResult:
     adoption: Adoption = dataclasses.field(default_factory=Adoption)
 
 
-def init(path: Path, *, install: bool = True) -> InitResult:
+def init(path: Path, *, install: bool = True, force: bool = False) -> InitResult:
+    """`force` adopts a memory folder that does not look like an agent's memory (operations/memory_folder.py)."""
     path = path.expanduser().absolute()
     try:
         path.mkdir(parents=True, exist_ok=True)
@@ -44,6 +45,7 @@ def init(path: Path, *, install: bool = True) -> InitResult:
     except OSError as error:
         raise StateError(f"cannot create {path} ({error.strerror}); name a folder you can write to") from None
     found = find_root(path)
+    _check_memory_folder(found[0] if found is not None else path, in_git=found is not None, force=force)
     git_initialized = found is None
     if found is None:
         git.init(path)
@@ -81,6 +83,7 @@ def init(path: Path, *, install: bool = True) -> InitResult:
         write_atomic(root / precommit.CONFIG, hooks_config.encode("utf-8"))
     git.config_set(root, *DIFF_DRIVER)
     register_merge_driver(root)
+    precommit.register_hook_programs(root)  # this clone's own path to the hook programs, never the shared config
     # A kill can leave a temporary file of apm-git's behind: no `git add -A` of the user's stages it.
     exclude = git.git_path(root, "info/exclude")
     _merge_lines(exclude, f"# apm-git's temporary files\n*{TEMP_SUFFIX}\n")
@@ -98,6 +101,14 @@ def init(path: Path, *, install: bool = True) -> InitResult:
     if problem is not None:
         result.warning = f"`pre-commit install` failed ({problem}); fix that, then run `pre-commit install` here"
     return result
+
+
+def _check_memory_folder(root: Path, *, in_git: bool, force: bool) -> None:
+    """Before anything is written: the memory dir is a folder, and one that looks like memory, unless `force`
+    or apm-git adopted it already (apm.yaml is committed)."""
+    config = load_config(root) if (root / CONFIG_FILE).exists() else parse_config(templates.render("init/apm.yaml"))
+    adopted = in_git and bool(_tracked(root, CONFIG_FILE))
+    memory_folder.check(root, config.memory_dir, force=force or adopted)
 
 
 def _create(path: Path, data: bytes) -> bool:
