@@ -76,7 +76,8 @@ def init(path: Path, *, install: bool = True, force: bool = False) -> InitResult
     had_index = repo.exists(names.INDEX)
     if refresh_index(repo, today, exclude=withheld):  # an adopted journal is listed at once
         (updated if had_index else created).append(repo.repo_path(names.INDEX))
-    if _merge_lines(root / GITATTRIBUTES, templates.render("init/.gitattributes", **memory_values)):
+    retired = _retire_broad_merge_line(root / GITATTRIBUTES, repo.memory_prefix)
+    if _merge_lines(root / GITATTRIBUTES, templates.render("init/.gitattributes", **memory_values)) or retired:
         (created if GITATTRIBUTES not in _tracked(root, GITATTRIBUTES) else updated).append(GITATTRIBUTES)
     if hooks_config is not None:
         (updated if (root / precommit.CONFIG).exists() else created).append(precommit.CONFIG)
@@ -127,6 +128,20 @@ def _merge_lines(path: Path, wanted: str) -> bool:
         return False
     prefix = current if not current or current.endswith("\n") else current + "\n"
     write_atomic(path, (prefix + "\n".join(missing) + "\n").encode("utf-8"))
+    return True
+
+
+def _retire_broad_merge_line(path: Path, memory_dir: str) -> bool:
+    """Take out the line an older init wrote that sent every file of the memory dir to the merge driver
+    (code too); the lines that replace it name memory Markdown and the state files only."""
+    if not path.is_file():
+        return False
+    text = decode(path.read_bytes(), path.name)
+    lines = text.splitlines(keepends=True)
+    kept = [line for line in lines if line.strip() != f"{memory_dir}/** merge=apm-memory"]
+    if len(kept) == len(lines):
+        return False
+    write_atomic(path, "".join(kept).encode("utf-8"))
     return True
 
 

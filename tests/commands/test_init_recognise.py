@@ -116,3 +116,19 @@ def test_every_real_workspace_is_taken_for_memory() -> None:
     assert len(folders) >= 11
     assert {folder.parent.name: refusal(_files(folder)) for folder in folders} == \
         {folder.parent.name: None for folder in folders}
+
+
+def test_init_narrows_the_merge_line_an_older_init_wrote(tmp_path: Path, run_cli: Invoke) -> None:
+    root = tmp_path / "old"
+    assert run_cli("init", str(root), "--no-install").exit_code == 0
+    attributes = root / ".gitattributes"
+    old = attributes.read_text().replace("memory/**/*.md merge=apm-memory\n", "memory/** merge=apm-memory\n")
+    attributes.write_text(old + "*.png binary\n")
+    git(root, "commit", "-qam", "as an older apm-git left it", "--no-verify")
+    assert "memory/** merge=apm-memory" in git(root, "show", "HEAD:.gitattributes")
+    ran = run_cli("init", str(root), "--no-install")
+    assert ran.exit_code == 0 and "updated .gitattributes" in ran.stdout, ran.stdout
+    text = attributes.read_text()
+    assert "memory/** merge=apm-memory" not in text and "memory/**/*.md merge=apm-memory" in text
+    assert text.endswith("*.png binary\nmemory/**/*.md merge=apm-memory\n")  # the user's line stays
+    assert git(root, "check-attr", "merge", "--", "memory/notes.c").strip() == "memory/notes.c: merge: unspecified"
