@@ -12,7 +12,6 @@ import dataclasses
 import json
 import shlex
 from pathlib import Path
-from typing import Any
 
 from apm_git import jsontext
 from apm_git.agents import json_text
@@ -279,12 +278,6 @@ class Settings:
         write_atomic(self.path, self.text.encode("utf-8"))
         return True
 
-    def data(self) -> dict[str, Any]:
-        """The parsed content (for tests and status)."""
-        body = self.text.removeprefix(json_text.BOM)
-        value = jsontext.loads(body) if body.strip(json_text.WHITESPACE) else {}
-        assert isinstance(value, dict)
-        return value
 
 
 @dataclasses.dataclass

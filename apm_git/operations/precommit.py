@@ -2,18 +2,19 @@
 
 The hooks `init` writes are `repo: local`, `language: system`, so a commit needs nothing but
 apm-git installed and never downloads a hook environment.  The config is shared: a team commits it,
-so it holds nothing of one machine's (docs/setup.md, "A team repository"):
+so it holds nothing of one machine's and asks nothing of a teammate who commits code alone
+(docs/setup.md, "A team repository"):
 
-- the hooks run only when a memory file or apm.yaml is staged (`files:`), never on a commit of code
-  alone (manifest.local_hook);
 - the entry finds apm-git's hook program by the absolute path this clone registered in its own
   `.git/config` (`apm-git.<program>`, set by `init` and `setup`), so a commit from an IDE whose PATH
   lacks the virtualenv finds it; else on PATH; else it prints one line saying how to install
-  apm-git or skip the check, and exits 1 (never 127).
+  apm-git or skip the check, and exits 1 (never 127);
+- `apm-checks` runs on every commit (`always_run`: a commit that only deletes memory files reaches no
+  hook otherwise), but its entry returns 0 before starting apm-git when no memory path is staged.
 
 An existing config keeps its comments, order and other hooks; hooks it already has (by id, in any
-repo) are never added twice, and an entry an older apm-git wrote (an absolute path, `always_run`) is
-brought to this form.
+repo) are never added twice, and an entry an older apm-git wrote (its own absolute path) is brought
+to this form.
 
 `init` writes one hook, `apm-checks`, which runs all seven checks in one process (docs/hook-entry.md,
 "One hook or seven").  A config that already lists some of the seven hooks by id gets the missing
@@ -32,16 +33,17 @@ from pathlib import Path
 from typing import Any
 
 from apm_git import git
-from apm_git.checks.manifest import ENTRY, EVERY, HOOKS, RUNNER, local_hook
+from apm_git.checks.manifest import ENTRY, EVERY, HOOKS, RUNNER, Hook, local_hook
 from apm_git.errors import StateError
+from apm_git.model.config import CONFIG_FILE
 from apm_git.store.repo import decode
 
 CONFIG = ".pre-commit-config.yaml"
 HEADER = (
     "# pre-commit hooks (https://pre-commit.com).  The apm hooks check the memory offline when memory\n"
-    "# files are staged; a clone without apm-git can still commit code (README: \"Using apm-git in a team\").\n"
+    "# is staged; a clone without apm-git still commits code (README: \"Using apm-git in a team repository\").\n"
 )
-COMMENT = "apm-git: memory checks, when memory files are staged (a clone without apm-git says how to install or SKIP)"
+COMMENT = "apm-git: memory checks when memory is staged (a clone without apm-git is told how to install or SKIP)"
 PROGRAM_KEY = "apm-git.{program}"  # where a clone keeps the absolute path of a hook program (.git/config)
 # The entry an older apm-git wrote: its own absolute path, with a fall back to PATH.
 _OLD_ENTRY = re.compile(r"sh -c 'h=[^;]*; \[ -x \"\$h\" \] \|\| h=(apm-git-hook(?:-run)?); exec \"\$h\" \"\$@\"' "
@@ -101,8 +103,13 @@ def _missing(present: set[Any]) -> list[Any]:
 def _hooks(hooks: Any, memory_dir: str) -> Any:
     from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
-    return CommentedSeq(CommentedMap(_readable(local_hook(hook, memory_dir, hook_command(hook.program))))
+    return CommentedSeq(CommentedMap(_readable(local_hook(hook, memory_dir, _command_of(hook, memory_dir))))
                         for hook in hooks)
+
+
+def _command_of(hook: Hook, memory_dir: str) -> str:
+    """The command of a hook: with the guard when pre-commit runs it on every commit (`always_run`)."""
+    return hook_command(hook.program, memory_dir if "always_run" in hook.options() else None)
 
 
 def _readable(hook: dict[str, object]) -> dict[str, object]:
@@ -112,19 +119,32 @@ def _readable(hook: dict[str, object]) -> dict[str, object]:
     return {**hook, "entry": LiteralScalarString(str(hook["entry"]))}
 
 
-def hook_command(program: str = ENTRY) -> str:
+def hook_command(program: str = ENTRY, memory_dir: str | None = None) -> str:
     """How a hook starts `program` (`apm-git-hook`, or `apm-git-hook-run` for `apm-checks`).
 
     A shell line, because pre-commit looks a `language: system` entry up on PATH and `sh` is on every
     PATH: the path this clone registered (`git config apm-git.<program>`), else the program on PATH,
     else one line naming the fix and exit 1.  `$1` is the hook id pre-commit's entry passes first.
+
+    With `memory_dir` (a hook pre-commit runs on every commit, for the deletions) the line first
+    returns 0 when pre-commit handed it no file, compares no refs, and the index holds no change under
+    the memory dir or to apm.yaml: a commit of code alone costs one `git diff --quiet` and no apm-git.
     """
     key = PROGRAM_KEY.format(program=program)
+    guard = ""
+    if memory_dir is not None:
+        paths = " ".join(_sh_word(path) for path in (memory_dir, CONFIG_FILE))
+        guard = (f'[ $# -gt 1 ] || [ -n "${{PRE_COMMIT_FROM_REF-}}" ] || ! git diff --cached --quiet -- {paths} '
+                 "|| exit 0; ")
     missing = ("$1: apm-git is not installed here, so the memory checks cannot run: install apm-git, then run "
                "apm-git setup in this clone; or commit without them: SKIP=$1 git commit")
-    line = (f'h=$(git config --get {key}) && [ -x "$h" ] || h=$(command -v {program}) || '
+    line = (f'{guard}h=$(git config --get {key}) && [ -x "$h" ] || h=$(command -v {program}) || '
             f'{{ echo "{missing}"; exit 1; }}; exec "$h" "$@"')
     return f"sh -c {shlex.quote(line)} {program}"
+
+
+def _sh_word(text: str) -> str:
+    return text if re.fullmatch(r"[\w./-]+", text) else '"' + re.sub(r'(["$`\\])', r"\\\1", text) + '"'
 
 
 def register_hook_programs(root: Path) -> list[str]:
@@ -150,7 +170,7 @@ def _renew_old_entries(repos: Any, memory_dir: str) -> bool:
             match = _OLD_ENTRY.fullmatch(entry) if isinstance(entry, str) else None
             if match is None or match[2] != hook.get("id") or match[2] not in by_id:
                 continue
-            fresh = _readable(local_hook(by_id[match[2]], memory_dir, hook_command(by_id[match[2]].program)))
+            fresh = _readable(local_hook(by_id[match[2]], memory_dir, _command_of(by_id[match[2]], memory_dir)))
             for key in ("always_run", "pass_filenames", "files"):
                 if key in hook and key not in fresh:
                     del hook[key]

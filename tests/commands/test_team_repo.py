@@ -71,7 +71,7 @@ def team(tmp_path: Path) -> tuple[Path, Path]:
 def test_a_teammate_without_apm_git_commits_code_and_is_told_how_to_commit_memory(team: tuple[Path, Path]) -> None:
     alice, bob = team
     shared_config = (bob / ".pre-commit-config.yaml").read_text()
-    for machine_specific in (str(alice.parent), BIN, "always_run"):
+    for machine_specific in (str(alice.parent), BIN):
         assert machine_specific not in shared_config, machine_specific
     assert "# the team's own hooks" in shared_config and "id: no-breakpoints" in shared_config
     assert git(bob, "config", "--get", "apm-git.apm-git-hook-run", check=False) == ""
@@ -79,7 +79,7 @@ def test_a_teammate_without_apm_git_commits_code_and_is_told_how_to_commit_memor
     (bob / "src/app.py").write_text("print('shop, now with a cart')\n")
     code = commit(bob, "a cart")
     assert code.returncode == 0, code.stdout + code.stderr
-    assert "apm-checks" in code.stderr and "(no files to check)Skipped" in code.stderr
+    assert "apm-checks" in code.stderr and "apm-git" not in code.stderr.replace("apm-checks", "")
     assert "no breakpoints left in" in code.stderr  # the team's own hook still runs
 
     decisions = bob / "memory/decisions.md"
@@ -93,11 +93,21 @@ def test_a_teammate_without_apm_git_commits_code_and_is_told_how_to_commit_memor
     skipped = commit(bob, "a decision", SKIP="apm-checks")
     assert skipped.returncode == 0, skipped.stdout + skipped.stderr
 
+    # A commit that only deletes a memory file reaches the hook too (pre-commit hands it no file name).
+    git(bob, "rm", "-q", "memory/lessons.md")
+    deleted = subprocess.run(("git", "commit", "-qm", "no lessons"), cwd=bob, capture_output=True, text=True,
+                             check=False, env={**os.environ, "PATH": MINIMAL_PATH})
+    assert deleted.returncode == 1 and HINT in deleted.stdout + deleted.stderr
+
 
 @pytest.mark.slow
 def test_the_member_with_apm_git_still_gets_the_checks_from_an_ide(team: tuple[Path, Path]) -> None:
     """Alice's clone registered its own path to the hook program: a commit whose PATH lacks apm-git checks."""
     alice, _ = team
+    git(alice, "rm", "-q", "memory/main/index.md")  # a deletion alone: the append-only index is checked
+    gone = commit(alice, "no DM index")
+    assert gone.returncode == 1 and "apm-append-only" in gone.stderr and "append-only file deleted" in gone.stderr
+    git(alice, "reset", "-q", "--hard")
     decisions = alice / "memory/decisions.md"
     decisions.write_text(decisions.read_text() + "\n## [2026-04-06] A record without fields\n")
     ran = commit(alice, "a broken record")
@@ -123,6 +133,6 @@ def test_init_brings_the_entry_an_older_apm_git_wrote_to_the_shared_form(tmp_pat
     result = init(root, install=False)
     assert ".pre-commit-config.yaml" in result.updated
     text = (root / ".pre-commit-config.yaml").read_text()
-    assert "/home/alice" not in text and "always_run" not in text and "files: ^(memory/|apm\\.yaml$)" in text
-    assert hook_command("apm-git-hook-run") in text
+    assert "/home/alice" not in text and "files: ^(memory/|apm\\.yaml$)" in text
+    assert hook_command("apm-git-hook-run", "memory") in text and "always_run: true" in text
     assert "# apm-git: memory checks" in text and "id: mine" in text
