@@ -69,6 +69,8 @@ def answer(repo_path: str | None) -> int:
 
         payload = read_payload(stdin_utf8())
         repo = open_hook_repo(Path(repo_path) if repo_path else None, payload)
+        if repo is None:
+            return EXIT_OK  # no memory serves the session's folder: nothing to add to the prompt
         text = claude_hook(recall(repo, payload.prompt or ""))
         if text:  # nothing matched: nothing is added to the prompt
             sys.stdout.write(text + "\n")

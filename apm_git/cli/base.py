@@ -27,18 +27,19 @@ Word = TypeVar("Word", bound=str)
 class CliState:
     repo_path: Path | None
     json: bool
+    repo_given_as: str = "--repo"  # or APM_GIT_REPO, when the path came from the environment
 
     def repo(self, *, finish: bool = True) -> Any:
-        return open_memory(self.repo_path, finish=finish)
+        return open_memory(self.repo_path, finish=finish, given_as=self.repo_given_as)
 
 
-def open_memory(path: Path | None, *, finish: bool = True) -> Any:
+def open_memory(path: Path | None, *, finish: bool = True, given_as: str | None = None) -> Any:
     """The memory repository; a commit a kill interrupted is finished first when the lock is free
     (`finish`), or only named in one line (lint, which never writes)."""
     from apm_git.store import landing
     from apm_git.store.repo import open_repo
 
-    repo = open_repo(path)
+    repo = open_repo(path, given_as=given_as)
     if finish:
         landing.finish_pending(repo, wait=False)
     else:
@@ -146,6 +147,26 @@ class Utf8Text(_TextType):
 UTF8 = Utf8Text()
 
 
+def _served_elsewhere(ctx: click.Context, error: ApmGitError) -> str | None:
+    """For a command run in a project whose Claude Code hooks name a memory of its own (`--repo PATH`):
+    that memory, instead of the advice to `apm-git init` the project, which would start a second one."""
+    import os
+
+    from apm_git.errors import NotAMemoryRepo
+
+    obj = ctx.obj
+    if not isinstance(error, NotAMemoryRepo) or not isinstance(obj, CliState) or obj.repo_path is not None \
+            or os.environ.get("APM_GIT_REPO"):
+        return None
+    from apm_git.agents.claude_settings import served_by
+
+    memory = served_by(Path.cwd())
+    if memory is None:
+        return None
+    return (f"{Path.cwd()} is in no memory repository; this project's Claude Code hooks use the memory at {memory}: "
+            f"run the command with `apm-git --repo {memory} …`, or set APM_GIT_REPO={memory}")
+
+
 def _hook_mode(args: Sequence[str]) -> bool:
     return any(arg == HOOK_FLAG or arg.startswith(HOOK_FLAG + "=") for arg in args)
 
@@ -155,7 +176,7 @@ class ApmGroup(click.Group):
         try:
             return super().invoke(ctx)
         except ApmGitError as error:
-            warn(f"apm-git: {error}")
+            warn(f"apm-git: {_served_elsewhere(ctx, error) or error}")
             ctx.exit(error.exit_code)
         except OSError as error:  # the last net: a refusal of the OS that no layer named more precisely
             click.echo(f"apm-git: {describe_os_error(error)}", err=True)
@@ -199,7 +220,8 @@ class ApmGroup(click.Group):
 @click.pass_context
 def cli(ctx: click.Context, repo_path: Path | None, as_json: bool) -> None:
     """Keep an AI agent's Markdown memory in git: one commit per flush, checked by pre-commit hooks."""
-    ctx.obj = CliState(repo_path, as_json)
+    from_env = ctx.get_parameter_source("repo_path") is click.core.ParameterSource.ENVIRONMENT
+    ctx.obj = CliState(repo_path, as_json, "APM_GIT_REPO" if from_env else "--repo")
 
 
 def withheld_line(section: Any) -> str:

@@ -17,12 +17,14 @@ from apm_git.model.vocabulary import FLUSH_TRIGGERS
 @click.command("init")
 @click.argument("path", required=False, type=click.Path(path_type=Path))
 @click.option("--no-install", is_flag=True, help="Do not run `pre-commit install`.")
+@click.option("--force", is_flag=True,
+              help="Adopt the memory folder even when it does not look like an agent's memory (code, docs).")
 @click.pass_context
-def init_cmd(ctx: click.Context, path: Path | None, no_install: bool) -> int:
+def init_cmd(ctx: click.Context, path: Path | None, no_install: bool, force: bool) -> int:
     """Create the memory layout in PATH (default: the current directory); never overwrites a file."""
     from apm_git.commands.init import init
 
-    result = init(path or state(ctx).repo_path or Path.cwd(), install=not no_install)
+    result = init(path or state(ctx).repo_path or Path.cwd(), install=not no_install, force=force)
     lines = [f"apm-git: memory repository at {result.root}"]
     adoption = result.adoption
     if adoption.commit:
@@ -107,10 +109,11 @@ def journal_group() -> None:
 
 @journal_group.command("add")
 @click.argument("text", type=UTF8)
-@click.option("--kind", required=True, type=click.Choice(KINDS), help="What the item is.")
+@click.option("--kind", required=True, type=click.Choice(KINDS, case_sensitive=False),
+              help="What the item is (any case: Decision is decision).")
 @click.option("--title", type=UTF8, help="Record title (default: the first words of TEXT).")
 @click.option("--tags", type=UTF8, help="Extra tags, comma-separated.")
-@click.option("--value", type=click.Choice(VALUES), default="MEDIUM", show_default=True,
+@click.option("--value", type=click.Choice(VALUES, case_sensitive=False), default="MEDIUM", show_default=True,
               help="decision_value of the entry.")
 @click.option("--allow-secret", is_flag=True,
               help="Write it although it looks like a credential (a false positive), with the scanner's pragma.")
@@ -156,9 +159,12 @@ def flush_cmd(
         session = session or payload.session_id
         if ctx.get_parameter_source("trigger_text") is click.core.ParameterSource.DEFAULT and payload.trigger:
             trigger = payload.trigger
-        repo = open_hook_repo(repo_path, payload)
+        found = open_hook_repo(repo_path, payload, given_as=state(ctx).repo_given_as)
+        if found is None:
+            return EXIT_OK  # no memory serves the session's folder: nothing to flush, nothing to say
+        repo = found
     else:
-        repo = open_repo(repo_path)
+        repo = open_repo(repo_path, given_as=state(ctx).repo_given_as)
     chosen = scope_for(repo, scope, room, create=create)
     result = flush(repo, trigger=trigger, scope=chosen, session=session, message=message, if_idle=if_idle,
                    hook=hook_input is not None)

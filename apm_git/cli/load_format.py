@@ -78,7 +78,7 @@ def markdown(result: LoadResult, *, guide: bool = True) -> str:
     return "".join(parts)
 
 
-def claude_hook(result: LoadResult, limit: int = HOOK_LIMIT) -> str:
+def claude_hook(result: LoadResult, limit: int = HOOK_LIMIT, *, program: str = "apm-git") -> str:
     guide = f"\n{result.guide}" if result.guide else ""  # the guide is never cut
-    context = cap(markdown(result, guide=False), limit - len(guide)) + guide
+    context = cap(markdown(result, guide=False), limit - len(guide), program=program) + guide
     return hook_json("SessionStart", context)

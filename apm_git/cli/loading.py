@@ -1,6 +1,7 @@
 """load, remember, search and hit: the APM protocol's reading and write-back side."""
 from __future__ import annotations
 
+import shlex
 from typing import IO
 
 import click
@@ -36,7 +37,7 @@ def load_cmd(
     Dreaming mount (INDEX.md, today's and yesterday's journals, and the intent's domain files).
     """
     from apm_git.cli import load_format
-    from apm_git.commands.load import Target, load
+    from apm_git.commands.load import Target, guide, load
     from apm_git.hookinput import open_hook_repo, read_payload
 
     if main_session and (room is not None or group is not None):
@@ -44,23 +45,33 @@ def load_cmd(
     if state(ctx).json and fmt not in (None, "json"):
         raise UsageError(f"--json and --format {fmt} contradict each other; use one")
     fmt = fmt or ("json" if state(ctx).json else "markdown")
-    repo_path, fresh = state(ctx).repo_path, False
+    repo_path, fresh, program = state(ctx).repo_path, False, "apm-git"
     if hook_input is not None:
+        from apm_git.hookinput import export_repo, separate_memory
+
         payload = read_payload(hook_input)
         session = session or payload.session_id
         fresh = payload.detail in FRESH_SOURCES
-        repo = open_hook_repo(repo_path, payload)
+        found = open_hook_repo(repo_path, payload, given_as=state(ctx).repo_given_as)
+        if found is None:
+            return EXIT_OK  # no memory serves the session's folder: no context to add, nothing to say
+        repo = found
         from apm_git.store import landing
 
         landing.finish_pending(repo, wait=False)  # as open_memory does
+        if separate_memory(repo, payload):  # the agent's commands run in the project: name the memory in each
+            program = f"apm-git --repo {shlex.quote(str(repo.root))}"
+            export_repo(repo)
     else:
-        repo = open_memory(repo_path)
+        repo = open_memory(repo_path, given_as=state(ctx).repo_given_as)
     result = load(repo, Target(group=group, room=room, main=main_session), intent=intent,
                   budget=budget, session=session, fresh=fresh)
+    if result.guide:
+        result.guide = guide(program)
     if fmt == "json":
         print_json(shapes.load_json(result))
     elif fmt == "claude-hook":
-        click.echo(load_format.claude_hook(result))
+        click.echo(load_format.claude_hook(result, program=program))
     else:
         click.echo(load_format.markdown(result), nl=False)
     return EXIT_OK

@@ -9,7 +9,7 @@ from apm_git import clock, git
 from apm_git.errors import StateError, UsageError
 from apm_git.model import names
 from apm_git.model.config import CONFIG_FILE
-from apm_git.operations import precommit
+from apm_git.operations import memory_folder, precommit
 from apm_git.operations.adopt import Adoption, commit_as_found, keep_replaced, refuse_unreadable
 from apm_git.operations.apply import as_committed
 from apm_git.operations.baseline import record
@@ -37,7 +37,8 @@ class InitResult:
     adoption: Adoption = dataclasses.field(default_factory=Adoption)
 
 
-def init(path: Path, *, install: bool = True) -> InitResult:
+def init(path: Path, *, install: bool = True, force: bool = False) -> InitResult:
+    """`force` adopts a memory folder that does not look like an agent's memory (operations/memory_folder.py)."""
     path = path.expanduser().absolute()
     try:
         path.mkdir(parents=True, exist_ok=True)
@@ -53,6 +54,7 @@ def init(path: Path, *, install: bool = True) -> InitResult:
     config = load_config(root) if (root / CONFIG_FILE).exists() else parse_config(apm_yaml)
     hooks_config = precommit.with_apm_hooks(root, config.memory_dir)  # a broken config stops init before any write
     initialized = found is not None and _initialized(root)
+    _check_memory_folder(root, in_git=found is not None, force=force)
     if not initialized:  # all or nothing: an unreadable file stops the adoption before anything is written
         refuse_unreadable(MemoryRepo(root, found[1] if found else root / ".git", config))
     git_initialized = found is None
@@ -84,13 +86,15 @@ def init(path: Path, *, install: bool = True) -> InitResult:
     had_index = repo.exists(names.INDEX)
     if _refresh_index(repo, today, initialized, created, adoption):
         (updated if had_index else created).append(repo.repo_path(names.INDEX))
-    if _merge_lines(root / GITATTRIBUTES, templates.render("init/.gitattributes", **memory_values)):
+    retired = _retire_broad_merge_line(root / GITATTRIBUTES, repo.memory_prefix)
+    if _merge_lines(root / GITATTRIBUTES, templates.render("init/.gitattributes", **memory_values)) or retired:
         (created if GITATTRIBUTES not in _tracked(root, GITATTRIBUTES) else updated).append(GITATTRIBUTES)
     if hooks_config is not None:
         (updated if (root / precommit.CONFIG).exists() else created).append(precommit.CONFIG)
         write_atomic(root / precommit.CONFIG, hooks_config.encode("utf-8"))
     git.config_set(root, *DIFF_DRIVER)
     register_merge_driver(root)
+    precommit.register_hook_programs(root)  # this clone's own path to the hook programs, never the shared config
     # A kill can leave a temporary file of apm-git's behind: no `git add -A` of the user's stages it.
     exclude = git.git_path(root, "info/exclude")
     _merge_lines(exclude, f"# apm-git's temporary files\n*{TEMP_SUFFIX}\n")
@@ -131,6 +135,14 @@ def _refresh_index(repo: MemoryRepo, today: dt.date, initialized: bool, created:
     return refresh_index(repo, today, exclude=absent, instead=committed)
 
 
+def _check_memory_folder(root: Path, *, in_git: bool, force: bool) -> None:
+    """Before anything is written: the memory dir is a folder, and one that looks like memory, unless `force`
+    or apm-git adopted it already (apm.yaml is committed)."""
+    config = load_config(root) if (root / CONFIG_FILE).exists() else parse_config(templates.render("init/apm.yaml"))
+    adopted = in_git and _initialized(root)
+    memory_folder.check(root, config.memory_dir, force=force or adopted)
+
+
 def _create(path: Path, data: bytes) -> bool:
     if path.exists() or path.is_symlink():
         return False
@@ -147,6 +159,20 @@ def _merge_lines(path: Path, wanted: str) -> bool:
         return False
     prefix = current if not current or current.endswith("\n") else current + "\n"
     write_atomic(path, (prefix + "\n".join(missing) + "\n").encode("utf-8"))
+    return True
+
+
+def _retire_broad_merge_line(path: Path, memory_dir: str) -> bool:
+    """Take out the line an older init wrote that sent every file of the memory dir to the merge driver
+    (code too); the lines that replace it name memory Markdown and the state files only."""
+    if not path.is_file():
+        return False
+    text = decode(path.read_bytes(), path.name)
+    lines = text.splitlines(keepends=True)
+    kept = [line for line in lines if line.strip() != f"{memory_dir}/** merge=apm-memory"]
+    if len(kept) == len(lines):
+        return False
+    write_atomic(path, "".join(kept).encode("utf-8"))
     return True
 
 

@@ -45,6 +45,14 @@ GUIDE = """## How to use this memory (apm-git)
   `apm-git search "words"` (any language); after using an entry, `apm-git hit ENTRY-ID`.
 - `apm-git flush` commits memory (the hooks also do it at compaction and session end).
 """
+
+
+def guide(program: str = "apm-git") -> str:
+    """The guide with each command started as `program` (`apm-git --repo PATH` when the memory is not the
+    folder the agent works in)."""
+    return GUIDE.replace("`apm-git ", f"`{program} ")
+
+
 RECALL_SECTIONS = 8  # sections the index may add to a load
 # From the start of a path only, and a bounded path: `[\w./-]*` tried from every position is quadratic.
 _CONVENTIONS_REF = re.compile(rf"(?<![\w./-])[\w./-]{{0,200}}{names.CONVENTIONS}/[\w./-]{{0,200}}\.md")

@@ -243,8 +243,9 @@ def test_the_real_output_of_every_command_fits_its_schema(
         "compactMetadata": {"trigger": "auto"}}) + "\n")
     assert run.json("audit", "audit", str(tmp_path / "projects"), at=day30, exit_code=1)["compactions"]
     assert run.json("status", "status", at=day30)["last_audit"]["last_compaction"]
-    run.json("ci", "ci", "github")
-    run.json("ci", "ci", "gitlab")
+    spec = "apm-git @ git+https://example.invalid/apm-git.git@" + "0" * 40  # this run's apm-git is a local folder
+    run.json("ci", "ci", "github", "--install-spec", spec)
+    run.json("ci", "ci", "gitlab", "--install-spec", spec)
 
     remote = tmp_path / "remote.git"
     git(tmp_path, "init", "--bare", "--quiet", str(remote))
