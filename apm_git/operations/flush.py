@@ -84,18 +84,19 @@ def flush_locked(
     session, message = text.session, text.message
     result = FlushResult(trigger, str(scope), session, cut=list(text.notes))
     pathspecs = scope.pathspecs(repo)
-    changed = _status(repo, pathspecs) if if_idle else None
-    if changed is not None:
+    changed = _status(repo, pathspecs)
+    if if_idle:
         waiting = _still_busy(repo, changed)
         if waiting:
             result.skipped = waiting
             return result
     now = clock.now()
-    deleted = {repo.memory_rel(path) or path for path in git.deleted(repo.root, pathspecs) if not skipped(path)}
+    # Deleted by hand (not with `git rm`): the work tree's side of the status says D.
+    deleted = {repo.memory_rel(change.path) or change.path for change in changed if change.xy[1] == "D"}
     result.created = [repo.repo_path(rel) for rel in _auto_initialize(repo, scope, now.date(), deleted)]
     own_index = keep_own_index(repo) if scope.covers_dreaming else None
     result.kept_index = [repo.repo_path(own_index)] if own_index else []
-    if changed is None or result.created or result.kept_index:
+    if result.created or result.kept_index:
         changed = _status(repo, pathspecs)
     if not changed:
         result.skipped = "nothing to flush"
@@ -258,8 +259,7 @@ def _auto_initialize(repo: MemoryRepo, scope: Scope, today: dt.date, deleted: Co
         created += layout.ensure_main(repo, today, deleted)
     if scope.kind == "all":
         mapping = group_names(repo)
-        for group in sorted(set(mapping.values())):
-            created += layout.ensure_group(repo, group, today, mapping, deleted)
+        created += layout.ensure_groups(repo, sorted(set(mapping.values())), today, mapping, deleted)
     if scope.group is not None:
         created += layout.ensure_group(repo, scope.group, today, skip=deleted)
     return created

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import os
 import re
 import time
 from collections.abc import Collection, Mapping
@@ -163,6 +164,7 @@ def _others(
     found = []
     conflicts: list[index_md.Conflict] = []
     on_disk = list(repo.markdown_files())
+    memory = str(repo.memory)
     for rel in sorted({*on_disk, *(name for name in instead if name.endswith(".md"))}):
         top = rel.split("/", 1)[0]
         if rel in listed or rel in exclude or top.startswith(".") or skipped(repo.repo_path(rel)):
@@ -176,7 +178,7 @@ def _others(
                 conflicts += _conflicts(rel, given)
             continue
         try:
-            st = (repo.memory / rel).stat()
+            st = os.stat(os.path.join(memory, rel))
             row = known.get(rel)
             if row is None or len(row) != ROW or row[:2] != (st.st_size, st.st_mtime_ns):
                 text = repo.read(rel) or ""
