@@ -232,6 +232,7 @@ class Built(NamedTuple):
 
     commit: str
     entries: dict[str, tuple[str, str] | None]  # path -> (mode, blob), None: deleted
+    fallback: bool = False  # made as FALLBACK_IDENTITY: git has no user identity here
 
 
 def build_commit(
@@ -288,15 +289,16 @@ def build_commit(
         args = ["commit-tree", tree, *(arg for each in parents for arg in ("-p", each)), "-F", str(message_file)]
         if config_bool(root, "commit.gpgsign"):
             args.insert(1, "-S")  # `git commit-tree` does not read commit.gpgsign itself
+        fallback = False
         proc = _run(root, *args, env=env, check=False)
         if proc.returncode != 0 and any(hint.encode() in proc.stderr for hint in IDENTITY_HINTS):
             proc = _run(root, *args, env={**(env or {}), **FALLBACK_IDENTITY}, check=False)
-            FALLBACK_COMMITS.append(root)  # the command line says so once (apm_git.cli)
+            fallback = True  # the caller notes it on the repository (store/commit.py)
         if proc.returncode != 0:
             raise GitError(_describe_failure(["commit", *args[1:]], proc))
     finally:
         message_file.unlink()
-    return Built(proc.stdout.decode().strip(), entries)
+    return Built(proc.stdout.decode().strip(), entries, fallback)
 
 
 def hash_blobs(root: Path, state: Path, datas: Sequence[bytes]) -> dict[bytes, str]:
@@ -378,7 +380,6 @@ def config_bool(root: Path, key: str) -> bool:
     return proc.stdout.strip() == b"true"
 
 
-FALLBACK_COMMITS: list[Path] = []  # repositories this process committed to as FALLBACK_IDENTITY
 FALLBACK_IDENTITY = {
     "GIT_AUTHOR_NAME": "apm-git",
     "GIT_AUTHOR_EMAIL": "apm-git@localhost",

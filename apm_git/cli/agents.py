@@ -35,7 +35,7 @@ def recall_cmd(ctx: click.Context, prompt: str | None, hook_input: IO[str] | Non
         found = open_hook_repo(state(ctx).repo_path, payload, given_as=state(ctx).repo_given_as)
         if found is None:
             return EXIT_OK  # no memory serves the session's folder: nothing to add to the prompt
-        repo = found
+        repo = state(ctx).keep(found)
         fmt = fmt or "claude-hook"
     else:
         if prompt is None:

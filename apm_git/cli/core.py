@@ -162,9 +162,9 @@ def flush_cmd(
         found = open_hook_repo(repo_path, payload, given_as=state(ctx).repo_given_as)
         if found is None:
             return EXIT_OK  # no memory serves the session's folder: nothing to flush, nothing to say
-        repo = found
+        repo = state(ctx).keep(found)
     else:
-        repo = open_repo(repo_path, given_as=state(ctx).repo_given_as)
+        repo = state(ctx).keep(open_repo(repo_path, given_as=state(ctx).repo_given_as))
     chosen = scope_for(repo, scope, room, create=create)
     result = flush(repo, trigger=trigger, scope=chosen, session=session, message=message, if_idle=if_idle,
                    hook=hook_input is not None)

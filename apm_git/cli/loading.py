@@ -55,15 +55,15 @@ def load_cmd(
         found = open_hook_repo(repo_path, payload, given_as=state(ctx).repo_given_as)
         if found is None:
             return EXIT_OK  # no memory serves the session's folder: no context to add, nothing to say
-        repo = found
-        from apm_git.store import landing
+        repo = state(ctx).keep(found)
+        from apm_git.store import writer
 
-        landing.finish_pending(repo, wait=False)  # as open_memory does
+        writer.finish_pending(repo, wait=False)  # as open_memory does
         if separate_memory(repo, payload):  # the agent's commands run in the project: name the memory in each
             program = f"apm-git --repo {shlex.quote(str(repo.root))}"
             export_repo(repo)
     else:
-        repo = open_memory(repo_path, given_as=state(ctx).repo_given_as)
+        repo = state(ctx).keep(open_memory(repo_path, given_as=state(ctx).repo_given_as))
     result = load(repo, Target(group=group, room=room, main=main_session), intent=intent,
                   budget=budget, session=session, fresh=fresh)
     if result.guide:

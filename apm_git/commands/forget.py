@@ -22,9 +22,9 @@ from apm_git.model.records import parse
 from apm_git.model.reinsert import drop_records, record_ids
 from apm_git.store.atomic import write_atomic
 from apm_git.store.commit import commit
-from apm_git.store.lock import write_lock
 from apm_git.store.repo import MemoryRepo
 from apm_git.store.transaction import Transaction
+from apm_git.store.writer import write_lock
 
 
 @dataclasses.dataclass(frozen=True)

@@ -14,8 +14,8 @@ from apm_git.model import names
 from apm_git.model.entry_id import is_entry_id
 from apm_git.model.fitness import Fitness
 from apm_git.model.records import Record, RecordFile, parse, set_field
-from apm_git.store.lock import write_lock
 from apm_git.store.repo import MemoryRepo
+from apm_git.store.writer import write_lock
 
 
 @dataclasses.dataclass(frozen=True)

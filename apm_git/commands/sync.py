@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING
 from apm_git import git
 from apm_git.errors import FetchFailed, StateError, UsageError
 from apm_git.model.config import CONFIG_FILE
-from apm_git.store.lock import write_lock
 from apm_git.store.repo import MemoryRepo
+from apm_git.store.writer import write_lock
 
 if TYPE_CHECKING:
     from apm_git.operations.sync_land import Integrated, OverBudget

@@ -35,9 +35,8 @@ from apm_git.model.vocabulary import StageName
 from apm_git.operations.apply import commit_run, dirty
 from apm_git.operations.flush import flush_locked
 from apm_git.store import layout
-from apm_git.store.landing import finish_pending
-from apm_git.store.lock import write_lock
 from apm_git.store.repo import MemoryRepo
+from apm_git.store.writer import finish_pending, write_lock
 
 # apm-git builds its commits from git's plumbing, which never runs `git gc --auto` as `git commit` does: a year
 # of daily flushes and dreams left 3.5-5.3k loose objects, below git's own 6,700, in 3-4 times the space packed.
@@ -86,8 +85,9 @@ class Stage(Protocol):
 def run(repo: MemoryRepo, stage: Stage, *, dry_run: bool = False, force: bool = False) -> StageResult:
     """Carry out `stage` (see the module's docstring); a dry run plans and says what the guard would do."""
     started = time.perf_counter()
-    finish_pending(repo, wait=not dry_run)  # a reader notes an interrupted commit it cannot finish
-    with write_lock(repo):  # finishes an interrupted commit (store/landing.finish_interrupted) first
+    if dry_run:
+        finish_pending(repo, wait=False)  # a reader notes an interrupted commit it cannot finish
+    with write_lock(repo):  # finishes an interrupted commit (store/writer.py) first, once
         changed = [] if dry_run else git.status(repo.root, [repo.memory_prefix])
         left = withheld(repo, changed) if stage.leaves_out else []
         planned = stage.plan(repo, clock.today(), left)

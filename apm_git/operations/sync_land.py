@@ -26,6 +26,7 @@ from apm_git.model.records import count_lines
 from apm_git.model.vocabulary import SyncStep
 from apm_git.store import landing
 from apm_git.store.clone import clone_trailer
+from apm_git.store.commit import note_identity
 from apm_git.store.repo import MemoryRepo
 from apm_git.store.state import refuse_unusable_incoming
 
@@ -128,6 +129,7 @@ def merge(repo: MemoryRepo, head: str, theirs: str, source: str) -> Integrated:
     env = clock.git_date_env()
     built = git.build_commit(root, repo.git_dir, head, [], text, contents=contents, env=env,
                              other_parents=[theirs], start=tree)
+    note_identity(repo, built)
     backup = write_backup(repo, head)
     left = land_tree(repo, head, built.commit, text.split("\n", 1)[0], env=env)
     return Integrated(source, "merge", built.commit, theirs, backup, conflicts, [value for _, value in archives],

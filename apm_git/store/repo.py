@@ -23,13 +23,25 @@ CONFIG_CACHE = "config.cache"
 class MemoryRepo(Slotted):
     """An apm-git memory repository: its work tree, its git dir and its parsed apm.yaml."""
 
-    __slots__ = ("_memory", "config", "git_dir", "root")
+    __slots__ = ("_memory", "_notes", "config", "git_dir", "root")
 
     def __init__(self, root: Path, git_dir: Path, config: Config) -> None:
         self.root = root
         self.git_dir = git_dir
         self.config = config
         self._memory = root / config.memory_dir  # asked for once per file by the listings of a flush
+        self._notes: dict[str, None] = {}  # what the command did on the side, for its caller to say once
+
+    def note(self, text: str) -> None:
+        """Keep one line for the user about what was done on the side (an interrupted commit finished,
+        the fallback identity used); the command line or MCP worker that opened this repository says it."""
+        self._notes.setdefault(text, None)
+
+    def take_notes(self) -> list[str]:
+        """The lines noted so far, each once, in order; they are said, so they go."""
+        notes = list(self._notes)
+        self._notes.clear()
+        return notes
 
     @property
     def memory(self) -> Path:
