@@ -11,6 +11,7 @@ import dataclasses
 import json
 import re
 import shlex
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -38,13 +39,18 @@ def commands(memory: Path | None, *, recall: bool = False) -> dict[str, str]:
 
 
 def is_ours(hook: object) -> bool:
+    return runs(hook, PROGRAMS)
+
+
+def runs(hook: object, programs: tuple[str, ...]) -> bool:
+    """Whether a hook's command starts one of `programs` in its hook form (`--hook-input`)."""
     if not isinstance(hook, dict) or not isinstance(hook.get("command"), str):
         return False
     try:
         words = shlex.split(hook["command"])
     except ValueError:
         return False
-    return bool(words) and Path(words[0]).name in PROGRAMS and HOOK_FLAG in words
+    return bool(words) and Path(words[0]).name in programs and HOOK_FLAG in words
 
 
 @dataclasses.dataclass
@@ -89,43 +95,43 @@ class Settings:
         write_atomic(self.path, self.render())
         return True
 
-    def installed(self) -> dict[str, list[str]]:
-        """apm-git's hook commands in this file, by event."""
+    def installed(self, ours: Callable[[object], bool] = is_ours) -> dict[str, list[str]]:
+        """apm-git's hook commands in this file, by event (`ours`: which hooks are the ones asked about)."""
         found: dict[str, list[str]] = {}
         for event, groups in self.data.get("hooks", {}).items():
             for group in groups:
                 for hook in group.get("hooks", []) if isinstance(group, dict) else []:
-                    if is_ours(hook):
+                    if ours(hook):
                         found.setdefault(event, []).append(hook["command"])
         return found
 
-    def install(self, wanted: dict[str, str]) -> list[str]:
+    def install(self, wanted: dict[str, str], ours: Callable[[object], bool] = is_ours) -> list[str]:
         """Add each event's command unless that exact command is there; the events added."""
-        present = self.installed()
+        present = self.installed(ours)
         added = []
         for event, command in wanted.items():
             if command in present.get(event, []):
                 continue
             if present.get(event):  # another memory path or an older command: replace ours, keep the rest
-                self._remove(event)
+                self._remove(event, ours)
             hooks = self.data.setdefault("hooks", {})
             hooks.setdefault(event, []).append({"matcher": "", "hooks": [{"type": "command", "command": command}]})
             added.append(event)
         return added
 
-    def uninstall(self) -> list[str]:
+    def uninstall(self, ours: Callable[[object], bool] = is_ours) -> list[str]:
         """Remove every apm-git hook (and the groups, events and `hooks` key left empty by that)."""
-        removed = [event for event in self.installed() if self._remove(event)]
+        removed = [event for event in self.installed(ours) if self._remove(event, ours)]
         if "hooks" in self.data and not self.data["hooks"] and removed:
             del self.data["hooks"]
         return removed
 
-    def _remove(self, event: str) -> bool:
+    def _remove(self, event: str, ours: Callable[[object], bool] = is_ours) -> bool:
         groups = self.data["hooks"][event]
         kept = []
         for group in groups:
-            if isinstance(group, dict) and any(is_ours(hook) for hook in group.get("hooks", [])):
-                rest = [hook for hook in group["hooks"] if not is_ours(hook)]
+            if isinstance(group, dict) and any(ours(hook) for hook in group.get("hooks", [])):
+                rest = [hook for hook in group["hooks"] if not ours(hook)]
                 if rest:
                     kept.append({**group, "hooks": rest})
             else:
