@@ -3,7 +3,8 @@
 The agents wait for their hooks (Claude Code gives SessionEnd 1.5 s in all), so this entry imports only
 what a snapshot needs.  It answers `apm-git-snapshot --agent AGENT [--folder PATH] --hook-input -` itself;
 any other argument list goes to the full command line as `apm-git snapshot ARGS`.  A hook never exits 2
-(that would block the agent's compaction): a failure is one line on stderr and exit 1.
+(that would block the agent's compaction): a failure is one line on stderr and exit 1, and so is a snapshot
+that withheld a file (the agents show a hook's stderr only when it exits non-zero).
 
 Its payload is read here with `json` alone, not through apm_git.hookinput (a dataclass and the vocabulary
 of every command: about 20 ms of CPU at each agent event, measured with benchmarks/bench_tracking.py).
@@ -59,7 +60,8 @@ def answer_payload(agent: str, text: str, folder: Path | None) -> tuple[int, str
         return EXIT_OK, start_json(event or "SessionStart", notes)
     for note in notes:
         _say(f"apm-git: WARNING: {note}")
-    return EXIT_OK, ""
+    # Something withheld exits 1: an agent's host shows a hook's stderr then, and nothing for 0 (never 2).
+    return (EXIT_FINDINGS if any(shot.withheld for shot in shots) else EXIT_OK), ""
 
 
 def read_payload(text: str) -> dict[str, str | None]:

@@ -23,7 +23,6 @@ from apm_git.tracking import agents, identity
 # or filter conversion, no signing prompt in an agent's hook), and a quick `git status`.
 GIT_SETTINGS = {
     "core.autocrlf": "false", "core.safecrlf": "false", "core.untrackedCache": "true", "commit.gpgsign": "false",
-    "gc.auto": "0",
 }
 # info/attributes outranks every .gitattributes, the folder's and the user's global one.
 ATTRIBUTES = "* -text -filter -ident\n"

@@ -99,7 +99,7 @@ def test_a_suspected_secret_is_withheld_and_said(tmp_path: Path, monkeypatch: py
     home, project, folder, git_dir = _tracked_claude(tmp_path, monkeypatch, run_cli)
     write_files(folder, {"aws.md": f"# AWS\n- the deploy key is {AWS}\n", "ok.md": "# Fine\n- nothing here\n"})
     ran = hook("claude-code", claude_payload("PreCompact", project, home), cwd=project)
-    assert ran.returncode == 0 and ran.stdout == ""
+    assert ran.returncode == 1 and ran.stdout == ""  # the host shows stderr for a non-zero exit (never 2)
     assert "aws.md:2 is not in apm-git's history" in ran.stderr and AWS not in ran.stderr
     tree = history(git_dir, "ls-tree", "--name-only", "HEAD").split()
     assert "ok.md" in tree and "aws.md" not in tree
