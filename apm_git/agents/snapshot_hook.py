@@ -112,7 +112,7 @@ def start_json(event: str, notes: Sequence[str]) -> str:
 def fast_args(args: Sequence[str]) -> tuple[str, Path | None] | None:
     """(agent, folder) when this entry answers the arguments itself: `--agent AGENT [--folder PATH]
     --hook-input -` in any order; None for anything else."""
-    from apm_git.model.vocabulary import TRACKED_AGENTS
+    from apm_git.tracking.agents import PROFILES
 
     rest = list(args)
     agent: str | None = None
@@ -126,7 +126,7 @@ def fast_args(args: Sequence[str]) -> tuple[str, Path | None] | None:
             word, _, value = word.partition("=")
         else:
             return None
-        if word == "--agent" and value in TRACKED_AGENTS:
+        if word == "--agent" and value in PROFILES:
             agent = value
         elif word == "--folder" and value and not value.startswith("-"):
             folder = Path(value)
