@@ -24,7 +24,9 @@ EXIT_OK, EXIT_FINDINGS = 0, 1
 
 
 def _say(line: str) -> None:
-    sys.stderr.write(line + "\n")
+    from apm_git.printable import one_line
+
+    sys.stderr.write(one_line(line) + "\n")
     sys.stderr.flush()
 
 

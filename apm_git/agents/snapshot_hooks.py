@@ -8,9 +8,10 @@
 - OpenClaw: the hook pack `apm-git-snapshot` (this package's `openclaw_snapshot/`) copied to
   `~/.openclaw/hooks/`; OpenClaw asks the user to enable it (`openclaw hooks enable apm-git-snapshot`).
 
-Each hook runs `apm-git-snapshot --agent AGENT --hook-input -`, and is recognised by that program alone:
-apm-git's other hooks (load, flush, recall) and the user's own stay exactly as they were, and removing
-these takes out nothing else.
+Each hook runs `apm-git-snapshot --agent AGENT --hook-input -` and ends with its own mark (`MARK`, a shell
+comment), so the settings editor of apm_git/agents/claude_settings.py (text edits, every other byte kept)
+manages these apart from apm-git's other hooks (load, flush, recall, marked `# apm-git hooks install`) and
+from the user's own: installing and removing these changes nothing else.
 """
 from __future__ import annotations
 
@@ -21,13 +22,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from apm_git.agents.claude_settings import HOOK_FLAG, Settings, runs
+from apm_git.agents.claude_settings import HOOK_FLAG, Settings
 from apm_git.errors import BadSettings, OsFailure
 from apm_git.model.vocabulary import TrackedAgent
 from apm_git.store.tracked import Tracked
 from apm_git.tracking.agents import PROFILES, claude_base
 
 PROGRAM = "apm-git-snapshot"
+MARK = "  # apm-git track"  # ends every snapshot hook command: what makes a hook one of these
 PACK = "apm-git-snapshot"
 PACK_SOURCE = Path(__file__).resolve().parent / "openclaw_snapshot"
 
@@ -41,12 +43,12 @@ def program() -> str:
 
 
 def command(agent: TrackedAgent) -> str:
-    return f"{shlex.quote(program())} --agent {agent} {HOOK_FLAG} -"
+    return f"{shlex.quote(program())} --agent {agent} {HOOK_FLAG} -{MARK}"
 
 
-def is_snapshot(hook: object) -> bool:
-    """Whether a hook of a settings file is one of these snapshot hooks."""
-    return runs(hook, (PROGRAM,))
+def read(path: Path) -> Settings:
+    """A settings (or hooks) file, for the snapshot hooks' edits."""
+    return Settings.read(path, mark=MARK, verbs={})
 
 
 def settings_file(agent: TrackedAgent) -> Path | None:
@@ -71,8 +73,8 @@ def install(tracked: Tracked) -> list[dict[str, Any]]:
         return [_copy_pack()]
     wanted = {event: command(agent) for event in PROFILES[agent].events}
     try:
-        settings = Settings.read(path)
-        added = settings.install(wanted, ours=is_snapshot)
+        settings = read(path)
+        added, _ = settings.install(wanted)
         written = settings.save()
     except BadSettings as error:
         return [_item(agent, path, [], False, f"NOT wired: {error}")]
@@ -91,10 +93,10 @@ def uninstall(agent: TrackedAgent) -> list[dict[str, Any]]:
         shutil.rmtree(folder)
         return [_item(agent, folder, [], True, f"removed the hook pack {folder}")]
     try:
-        settings = Settings.read(path)
+        settings = read(path)
         if settings.original is None:
             return []
-        removed = settings.uninstall(ours=is_snapshot)
+        removed = settings.uninstall()
         written = settings.save()
     except BadSettings as error:
         return [_item(agent, path, [], False, f"left as it is: {error}")]

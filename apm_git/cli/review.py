@@ -39,6 +39,10 @@ def diff_cmd(ctx: click.Context, revision: str | None, tracked: str | None, cach
         click.echo(render.diff_markdown(review, command=command), nl=False)
     else:
         click.echo(render.diff_text(review))
+    if review.conflicts:
+        count = len(review.conflicts)
+        click.echo(f"apm-git diff: {count} entr{'y' if count == 1 else 'ies'} in conflict (a merge kept two versions); "
+                   f"{render.RESOLVE_HINT}", err=True)
     if review.lost:
         count = len(review.lost)
         click.echo(f"apm-git diff: {count} entr{'y' if count == 1 else 'ies'} lost with no record of where "
@@ -64,11 +68,9 @@ def log_cmd(ctx: click.Context, revision: str | None, max_count: int | None, apm
     if track.is_tracked(found):
         from apm_git.operations.tracked_diff import log as tracked_log
 
-        commits = tracked_log(found, revision, max_count=max_count)
+        commits = [commit for commit in tracked_log(found, revision, max_count=max_count) if commit.apm or not apm_only]
     else:
-        commits = log(found, revision, max_count=max_count)
-    if apm_only:
-        commits = [commit for commit in commits if commit.apm]
+        commits = log(found, revision, max_count=max_count, apm_only=apm_only)
     if state(ctx).json:
         print_json(shape.log_json(commits, revision or "HEAD"))
     elif commits:

@@ -9,7 +9,7 @@ from typing import Any
 import click
 
 from apm_git.cli import shapes_tracked, tracked_format
-from apm_git.cli.base import HOOK_FLAG, UTF8, choice, emit, state
+from apm_git.cli.base import HOOK_FLAG, UTF8, choice, emit, state, warn
 from apm_git.errors import EXIT_FINDINGS, EXIT_OK, NotAMemoryRepo, UsageError
 from apm_git.model.vocabulary import SNAPSHOT_TRIGGERS, TRACKED_AGENTS
 
@@ -89,7 +89,7 @@ def track_cmd(ctx: click.Context, agent: str | None, path: Path | None, project:
     text += "".join(f"\napm-git: hooks: {item['what']}" for item in hooks)
     emit(ctx, shapes_tracked.track_json(result, hooks), text)
     for line in tracked_format.warnings(result.snapshot):
-        click.echo(line, err=True)
+        warn(line)
     return EXIT_OK
 
 
@@ -145,10 +145,10 @@ def snapshot_cmd(ctx: click.Context, tracked: str | None, every: bool, trigger: 
     emit(ctx, shapes_tracked.outcomes_json(outcomes), tracked_format.outcomes_text(outcomes))
     for outcome in outcomes:
         for line in tracked_format.warnings(outcome.snapshot) if outcome.snapshot else []:
-            click.echo(line, err=True)
+            warn(line)
     failed = [outcome for outcome in outcomes if outcome.error]
     for outcome in failed:
-        click.echo(f"apm-git: {outcome.error}", err=True)
+        warn(f"apm-git: {outcome.error}")
     return EXIT_FINDINGS if failed else EXIT_OK
 
 
@@ -187,10 +187,9 @@ def tracked_sync(ctx: click.Context, tracked: Any, remote: str | None) -> int:
     result = sync(tracked, remote=remote)
     emit(ctx, shapes_tracked.sync_json(result), tracked_format.sync_text(result))
     for path in result.withheld:
-        click.echo(f"apm-git: WARNING: {path} was NOT synced (a suspected secret, or unreadable); "
-                   "`apm-git status` says why", err=True)
+        warn(f"apm-git: WARNING: {path} was NOT synced (a suspected secret, or unreadable); `apm-git status` says why")
     for conflict in result.conflicts:
-        click.echo(f"apm-git: CONFLICT: {conflict}; settle it in the folder, then sync again", err=True)
+        warn(f"apm-git: CONFLICT: {conflict}; settle it in the folder, then sync again")
     return EXIT_FINDINGS if result.conflicts else EXIT_OK
 
 

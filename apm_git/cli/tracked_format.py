@@ -1,6 +1,6 @@
 """Tracked folders as text: `track`, `track --list`, `snapshot`, `restore`, `status`, `sync` and `diff`
-(docs/tracking.md).  What a folder holds is the agent's text: control characters are shown escaped, so a
-fact can never drive the terminal."""
+(docs/tracking.md).  What a folder holds is the agent's text: each value (a fact, a heading, a file name) is
+put on its line through apm_git/printable.py, so it can never drive the terminal or a CI runner."""
 from __future__ import annotations
 
 import re
@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from apm_git.printable import one_line
 from apm_git.review.words import plain, word_diff
 
 if TYPE_CHECKING:
@@ -20,13 +21,10 @@ if TYPE_CHECKING:
     from apm_git.operations.tracked_sync import TrackedSync
     from apm_git.tracking.facts import FactChange, SectionChange
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\x80-\x9f]")
 TEXT_WIDTH = 160  # characters of a fact shown on its line
 
 
-def visible(text: str) -> str:
-    """`text` with every control character (the escape of a terminal sequence too) written as `\\xNN`."""
-    return _CONTROL.sub(lambda match: f"\\x{ord(match[0]):02x}", text)
+visible = one_line  # a value of the folder's, on its line
 
 
 def home(path: str) -> str:

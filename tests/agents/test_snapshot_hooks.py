@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from apm_git.agents.snapshot_hooks import install, is_snapshot, uninstall
+from apm_git.agents.snapshot_hooks import MARK, install, uninstall
 from apm_git.store import tracked as store
 from tests.conftest import Invoke
 from tests.tracked_homes import machine
@@ -28,7 +28,7 @@ def test_codex_hooks_sit_beside_the_users_and_leave_again(tmp_path: Path, monkey
     data = json.loads(hooks_file.read_text())
     commands = [hook["command"] for group in data["hooks"]["PreCompact"] for hook in group["hooks"]]
     assert commands[:2] == ["apm-git flush --hook-input -", "notify-send compacting"]
-    assert is_snapshot({"command": commands[2]}) and not is_snapshot({"command": commands[0]})
+    assert commands[2].endswith(MARK) and "apm-git-snapshot --agent codex --hook-input -" in commands[2]
     assert '    "model"' in hooks_file.read_text()  # the file's indent kept
     assert install(tracked)[0]["written"] is False
     removed = uninstall("codex")

@@ -33,7 +33,7 @@ SCHEMA_OF = {
     "ci github": ("ci",), "ci gitlab": ("ci",), "sync": ("sync", "tracked-sync"), "diff": ("diff", "tracked-diff"),
     "log": ("log",),
     "history": ("history",), "forget": ("forget",), "deep-sleep": ("stage", "deep-sleep-plan"), "rem": ("stage",),
-    "dream": ("dream",), "import": ("import-plan", "stage"),
+    "dream": ("dream",), "import": ("import-plan", "stage"), "resolve": ("resolve",),
     "track": ("track", "track-list"), "untrack": ("untrack",), "snapshot": ("snapshot",), "restore": ("restore",),
 }
 NO_JSON = {"mcp"}  # speaks MCP on stdout: --json has nothing to shape
@@ -225,6 +225,12 @@ def test_the_real_output_of_every_command_fits_its_schema(
     assert run.json("dream", "dream", at=day30)["ran"]
     assert run.json("history", "history", redis)["events"]
     run.json("forget", "forget", redis, "--reason", "obsolete", at=day30)
+    with (root / "memory/decisions.md").open("a", encoding="utf-8") as decisions:  # two versions in conflict
+        decisions.write("\n" + "".join(
+            f"## [2026-04-03] {title}\n- Tags: decision\n- Fitness: last_referenced=2026-04-03, hit_count=0, "
+            f"decision_value=MEDIUM\n- Body: {title}\n- Conflicts: {other} — two versions\n\n"
+            for title, other in (("Cache A", "2026-04-03-cache-b"), ("Cache B", "2026-04-03-cache-a"))))
+    assert run.json("resolve", "resolve", "2026-04-03-cache-a", "--keep", "this", at=day30)["how"] == "superseded"
     assert run.json("diff", "diff", "HEAD~4..HEAD")["entries"]
     assert run.json("log", "log")["commits"]
 
@@ -245,8 +251,9 @@ def test_the_real_output_of_every_command_fits_its_schema(
         "compactMetadata": {"trigger": "auto"}}) + "\n")
     assert run.json("audit", "audit", str(tmp_path / "projects"), at=day30, exit_code=1)["compactions"]
     assert run.json("status", "status", at=day30)["last_audit"]["last_compaction"]
-    run.json("ci", "ci", "github")
-    run.json("ci", "ci", "gitlab")
+    spec = "apm-git @ git+https://example.invalid/apm-git.git@" + "0" * 40  # this run's apm-git is a local folder
+    run.json("ci", "ci", "github", "--install-spec", spec)
+    run.json("ci", "ci", "gitlab", "--install-spec", spec)
 
     remote = tmp_path / "remote.git"
     git(tmp_path, "init", "--bare", "--quiet", str(remote))

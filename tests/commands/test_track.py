@@ -153,7 +153,7 @@ def test_untrack_keeps_the_history_and_track_resumes_it(tmp_path: Path, monkeypa
     out = json.loads(gone.stdout)
     assert out["tracked"]["active"] is False and git_dir.is_dir()
     assert [item["events"] for item in out["hooks"]] == [["SessionStart", "PreCompact", "PostCompact", "SessionEnd"]]
-    assert "hooks" not in json.loads((laptop.home / ".claude" / "settings.json").read_text())
+    assert not (laptop.home / ".claude" / "settings.json").exists()  # install made it: uninstall takes it out
     (folder / "MEMORY.md").write_text(MEMORY + "- a fact while untracked\n")
     refused = run_cli("snapshot")
     assert refused.exit_code == 2 and "not tracked any more" in refused.stderr
@@ -203,3 +203,22 @@ def test_a_settings_file_that_does_not_read_is_named_in_the_list(tmp_path: Path,
     ran = run_cli("track", "--list")
     assert ran.exit_code == 0 and "codex-x-00000000.json: cannot read it" in ran.stdout
     assert [item for item in store.every() if not isinstance(item, store.Tracked)]
+
+
+def test_untrack_gives_the_settings_file_its_bytes_back(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                        run_cli: Invoke) -> None:
+    laptop = machine(tmp_path, monkeypatch)
+    project = laptop.project(tmp_path / "shop")
+    laptop.claude_memory(project, {"MEMORY.md": MEMORY})
+    settings = laptop.home / ".claude" / "settings.json"
+    original = ('{\n\t"model": "opus",\n\t"hooks": {\n\t\t"SessionStart": [\n\t\t\t{"matcher": "", "hooks": [{"type": '
+                '"command", "command": "apm-git load --format claude-hook --hook-input -  # apm-git hooks install"}]}'
+                '\n\t\t]\n\t}\n}\n')
+    settings.write_text(original)
+    monkeypatch.chdir(project)
+    assert run_cli("track", "claude-code").exit_code == 0
+    text = settings.read_text()
+    assert "apm-git load --format claude-hook --hook-input -  # apm-git hooks install" in text
+    assert text.count("# apm-git track") == 4 and "\t\t\"PreCompact\"" in text  # the file's own indent
+    assert run_cli("untrack").exit_code == 0
+    assert settings.read_text() == original
