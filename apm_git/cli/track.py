@@ -74,12 +74,9 @@ def track_cmd(ctx: click.Context, agent: str | None, path: Path | None, project:
     if agent is None:
         raise UsageError("name the agent whose memory to track: claude-code, codex or openclaw (or --list)")
     from apm_git.commands.track import track
-    from apm_git.tracking.cap import Limits
 
-    limits = None
-    if cap_lines or cap_bytes:
-        limits = Limits(cap_lines or Limits().lines, cap_bytes or Limits().bytes)
-    result = track(choice(TRACKED_AGENTS, agent), project=project, path=path, name=name, remote=remote, cap=limits)
+    result = track(choice(TRACKED_AGENTS, agent), project=project, path=path, name=name, remote=remote,
+                   cap_lines=cap_lines, cap_bytes=cap_bytes)
     hooks: list[dict[str, Any]] = []
     if not no_hooks:
         from apm_git.agents.snapshot_hooks import install

@@ -26,8 +26,10 @@ class TrackResult:
 
 def track(
     agent: TrackedAgent, *, project: Path | None = None, path: Path | None = None, name: str | None = None,
-    remote: str | None = None, cap: Limits | None = None,
+    remote: str | None = None, cap_lines: int | None = None, cap_bytes: int | None = None,
 ) -> TrackResult:
+    """Start (or resume) the history of an agent's folder and snapshot it; a limit of the loading cap not
+    given keeps its earlier setting (or the default)."""
     place = locate(agent, project=project, path=path, name=name)
     folder = place.folder
     if not folder.is_dir():
@@ -49,11 +51,12 @@ def track(
                              f"untrack one first (`apm-git untrack {other.id}`)")
     earlier = next((item for item in items if item.id == ident), None)
     notes = [place.note] if place.note else []
+    cap = earlier.cap if earlier else Limits()
     tracked = store.Tracked(
         ident, agent, str(folder), str(place.project) if place.project else None,
         place.identity or (earlier.identity if earlier else None),
         remote or (earlier.remote if earlier else None), True,
-        cap or (earlier.cap if earlier else Limits()), earlier.allowed if earlier else (),
+        Limits(cap_lines or cap.lines, cap_bytes or cap.bytes), earlier.allowed if earlier else (),
         earlier.added if earlier and earlier.added else clock.stamp(),
     )
     created = start_history(tracked)

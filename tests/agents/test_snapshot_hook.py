@@ -94,6 +94,27 @@ def test_the_loading_cap_is_told_at_session_start(tmp_path: Path, monkeypatch: p
     assert [cut["heading"] for cut in json.loads(status.stdout)["cap"]["cut"]] == ["## Deploy", "## People"]
 
 
+def test_the_limits_of_the_loading_cap_are_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                    run_cli: Invoke) -> None:
+    index = "# Memory\n" + "".join(f"- [Topic {n}](topic-{n}.md)\n" for n in range(8)) + "## Deploy\n- make deploy\n"
+    home, project, folder, git_dir = _tracked_claude(tmp_path, monkeypatch, run_cli, {"MEMORY.md": index})
+    assert json.loads(run_cli("status", "--json").stdout)["cap"]["over"] is False  # 11 lines: under 200
+
+    assert run_cli("track", "claude-code", "--cap-lines", "9").exit_code == 0
+    cap = json.loads(run_cli("status", "--json").stdout)["cap"]
+    assert (cap["max_lines"], cap["max_bytes"], cap["over"]) == (9, 25_000, True)
+    assert [cut["heading"] for cut in cap["cut"]] == ["## Deploy"]
+    write_files(folder, {"MEMORY.md": index + "- and the cache\n"})
+    ran = hook("claude-code", claude_payload("SessionStart", project, home), cwd=project)
+    assert "lines 10-12 do not load" in json.loads(ran.stdout)["systemMessage"]
+    assert "Apm-Finding: MEMORY.md:10: apm-load-cap:" in history(git_dir, "log", "-1", "--format=%B")
+
+    assert run_cli("track", "claude-code", "--cap-bytes", "100").exit_code == 0  # the line limit stays
+    cap = json.loads(run_cli("status", "--json").stdout)["cap"]
+    assert (cap["max_lines"], cap["max_bytes"], cap["loaded_lines"]) == (9, 100, 4)
+    assert run_cli("track", "claude-code", "--cap-lines", "0").exit_code == 2
+
+
 def test_a_suspected_secret_is_withheld_and_said(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                  run_cli: Invoke) -> None:
     home, project, folder, git_dir = _tracked_claude(tmp_path, monkeypatch, run_cli)
