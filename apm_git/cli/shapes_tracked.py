@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from apm_git.commands.restore import RestoreResult
     from apm_git.commands.snapshot import Outcome
     from apm_git.commands.track import Listed, TrackResult
+    from apm_git.commands.tracked_lint import TrackedLint
     from apm_git.commands.tracked_status import TrackedStatus
     from apm_git.operations.snapshot import Snapshot, Withheld
     from apm_git.operations.tracked_diff import TrackedReview
@@ -114,3 +115,9 @@ def diff_json(review: TrackedReview) -> dict[str, Any]:
                                  for status in TRACKED_SECTION_STATUSES},
                     "files": len(review.files), "background": len(review.background)},
     }
+
+
+def lint_json(result: TrackedLint) -> dict[str, Any]:
+    return {"version": VERSION, "tracked": tracked_json(result.tracked), "checked": list(result.checked),
+            "findings": [{"path": item.path, "line": item.line, "hook": item.check, "message": item.message}
+                         for item in result.findings]}

@@ -178,6 +178,16 @@ def tracked_status(ctx: click.Context, tracked: Any) -> int:
     return EXIT_OK
 
 
+def tracked_lint(ctx: click.Context, tracked: Any) -> int:
+    from apm_git.commands.tracked_lint import lint
+
+    result = lint(tracked)
+    emit(ctx, shapes_tracked.lint_json(result), "\n".join(str(finding) for finding in result.findings))
+    warn(f"apm-git lint: {len(result.findings)} finding(s) in {len(result.checked)} memory file(s) of the tracked "
+         f"folder {tracked_format.home(tracked.folder)} ({tracked.id})")
+    return EXIT_FINDINGS if result.findings else EXIT_OK
+
+
 def tracked_sync(ctx: click.Context, tracked: Any, remote: str | None) -> int:
     from apm_git.operations.tracked_sync import sync
 

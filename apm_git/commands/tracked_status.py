@@ -32,7 +32,8 @@ def status(spec: str | None, where: Path) -> TrackedStatus:
     tracked = store.find(spec, where)
     folder = taking.open_history(tracked)
     changes = git.status(folder, list(PROFILES[tracked.agent].memory))
-    withheld = taking.withheld_of(folder, [change for change in changes if "D" not in change.xy], tracked.allowed)
+    withheld = taking.withheld_of(folder, [change.path for change in changes if "D" not in change.xy],
+                                  tracked.allowed)
     newest = git.log(folder, ["HEAD"], max_count=1) if git.head(folder) else []
     trigger = next((value for key, value in trailer_model.parse(newest[0].message) if key == "Apm-Trigger"), None) \
         if newest else None

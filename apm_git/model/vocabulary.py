@@ -60,6 +60,8 @@ TRACKED_AGENTS: tuple[TrackedAgent, ...] = get_args(TrackedAgent)
 SnapshotTrigger = Literal["track", "session-start", "pre-compact", "post-compact", "session-end", "timer", "manual",
                           "sync", "restore"]
 SNAPSHOT_TRIGGERS: tuple[SnapshotTrigger, ...] = get_args(SnapshotTrigger)
+# The checks of a tracked folder (`apm-git lint` on one, a snapshot's findings): docs/tracking.md.
+TrackedCheckId = Literal["apm-no-secrets", "apm-load-cap"]
 # What `diff` on a tracked folder says happened to a section and to a fact (a list item, a paragraph, a row).
 TrackedSectionStatus = Literal["removed", "added", "changed", "moved", "renamed"]
 TRACKED_SECTION_STATUSES: tuple[TrackedSectionStatus, ...] = get_args(TrackedSectionStatus)

@@ -27,9 +27,10 @@ from apm_git.tracking.agents import ENDING, PROFILES, STARTING
 from apm_git.tracking.cap import CapReport, measure
 
 if TYPE_CHECKING:  # the hook's import path stays short: the words are types here
-    from apm_git.model.vocabulary import SnapshotTrigger
+    from apm_git.model.vocabulary import SnapshotTrigger, TrackedCheckId
 
-CAP_CHECK = "apm-load-cap"
+CAP_CHECK: TrackedCheckId = "apm-load-cap"
+SECRET_CHECK: TrackedCheckId = "apm-no-secrets"
 BACKGROUND = "background"  # `Apm-Origin` of a snapshot that found changes made while no session ran
 SESSION = "session"
 
@@ -54,10 +55,26 @@ class Snapshot(NamedTuple):
     @property
     def findings(self) -> list[str]:
         """The lines a snapshot's `Apm-Finding` trailers carry and its hook prints."""
-        found = [f"{item.path}:{item.line}: apm-no-secrets: {item.why}" for item in self.withheld]
-        if self.cap is not None and self.cap.over:
-            found.append(f"{self.cap.file}:{self.cap.loaded_lines + 1}: {CAP_CHECK}: {self.cap.summary()}")
-        return found
+        return [str(finding) for finding in findings_of(self.withheld, self.cap)]
+
+
+class Finding(NamedTuple):
+    """A finding on a tracked folder: a file withheld (`apm-no-secrets`), MEMORY.md past the loading cap."""
+
+    path: str
+    line: int
+    check: TrackedCheckId
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}: {self.check}: {self.message}"
+
+
+def findings_of(withheld: Sequence[Withheld], cap: CapReport | None) -> list[Finding]:
+    found = [Finding(item.path, item.line, SECRET_CHECK, item.why) for item in withheld]
+    if cap is not None and cap.over:
+        found.append(Finding(cap.file, cap.loaded_lines + 1, CAP_CHECK, cap.summary()))
+    return found
 
 
 def open_history(tracked: store.Tracked) -> Path:
@@ -96,7 +113,7 @@ def take_locked(
     cap = cap_of(tracked)
     if not changes:
         return Snapshot(tracked, trigger, session, None, (), (), cap, background, "nothing changed")
-    withheld = withheld_of(folder, [change for change in changes if "D" not in change.xy], tracked.allowed)
+    withheld = withheld_of(folder, [change.path for change in changes if "D" not in change.xy], tracked.allowed)
     held = {item.path for item in withheld}
     files = tuple(sorted(change.path for change in changes if change.path not in held))
     if not files:
@@ -171,31 +188,31 @@ def _recent(stamp: str, now: dt.datetime, hours: float) -> bool:
     return moment is not None and (now - moment).total_seconds() < hours * 3600
 
 
-def withheld_of(folder: Path, changes: Sequence[git.Change], allowed: Sequence[str]) -> list[Withheld]:
-    """The changed files a snapshot leaves out: a suspected secret (not marked as a false positive), a file
-    too large to scan, one that cannot be read.  Each file is read once, bounded."""
+def withheld_of(folder: Path, paths: Sequence[str], allowed: Sequence[str]) -> list[Withheld]:
+    """The files of `paths` (relative to the folder) a snapshot leaves out: a suspected secret (not marked as a
+    false positive), a file too large to scan, one that cannot be read.  Each file is read once, bounded."""
     from apm_git.secret_scan import scan
 
     found = []
-    for change in changes:
-        path = folder / change.path
+    for name in paths:
+        path = folder / name
         try:
             if path.is_symlink() or not path.is_file():
                 continue  # a link is committed as a link: git never reads through it
             with path.open("rb") as handle:
                 size = os.fstat(handle.fileno()).st_size
                 if size > MAX_FILE_BYTES:
-                    found.append(Withheld(change.path, 0, f"{megabytes(size)}, over the {megabytes(MAX_FILE_BYTES)} "
-                                                          "apm-git scans for secrets; split it"))
+                    found.append(Withheld(name, 0, f"{megabytes(size)}, over the {megabytes(MAX_FILE_BYTES)} "
+                                                   "apm-git scans for secrets; split it"))
                     continue
                 data = handle.read()
         except OSError as error:
-            found.append(Withheld(change.path, 0, f"cannot be read ({error.strerror}); make it readable"))
+            found.append(Withheld(name, 0, f"cannot be read ({error.strerror}); make it readable"))
             continue
         text = data.decode("utf-8", "replace")
-        lines = sorted({suspect.line for suspect in scan(text, change.path) if suspect.fingerprint not in allowed})
-        found += [Withheld(change.path, line, "looks like a credential; remove it from the memory, or mark a false "
-                                              f"positive with `apm-git snapshot --allow-secret {change.path}:{line}`")
+        lines = sorted({suspect.line for suspect in scan(text, name) if suspect.fingerprint not in allowed})
+        found += [Withheld(name, line, "looks like a credential; remove it from the memory, or mark a false "
+                                       f"positive with `apm-git snapshot --allow-secret {name}:{line}`")
                   for line in lines]
     return found
 

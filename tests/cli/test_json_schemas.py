@@ -25,7 +25,7 @@ DOCS = Path(__file__).resolve().parents[2] / "docs" / "json.md"
 SCHEMA_OF = {
     "init": ("init",), "setup": ("setup",), "merge-driver": ("merge-driver",),
     "merge-counters": ("merge-counters",), "journal add": ("journal-add",),
-    "flush": ("flush",), "index": ("index",), "status": ("status", "tracked-status"), "lint": ("lint",),
+    "flush": ("flush",), "index": ("index",), "status": ("status", "tracked-status"), "lint": ("lint", "tracked-lint"),
     "baseline": ("baseline",),
     "allow-secret": ("baseline",), "load": ("load",), "remember": ("remember",), "search": ("search",),
     "hit": ("hit",), "recall": ("recall",), "hooks install": ("hooks-install",),
@@ -116,6 +116,7 @@ ENUMS = [
     ("track", ["tracked", "agent"], words.TrackedAgent),
     ("track", ["snapshot", "trigger"], words.SnapshotTrigger),
     ("tracked-diff", ["facts", ITEMS, "status"], words.FactStatus),
+    ("tracked-lint", ["findings", ITEMS, "hook"], words.TrackedCheckId),
     ("tracked-diff", ["sections", ITEMS, "status"], words.TrackedSectionStatus),
 ]
 
@@ -279,6 +280,7 @@ def test_the_real_output_of_every_command_fits_its_schema(
     assert run.json("tracked-diff", "diff", "--tracked", ident, "HEAD~1..HEAD")["facts"]
     assert run.json("log", "log", "--tracked", ident)["commits"]
     assert run.json("tracked-status", "status", "--tracked", ident)["snapshots"] == 2
+    assert run.json("tracked-lint", "lint", "--tracked", ident)["checked"] == ["MEMORY.md"]
     assert run.json("restore", "restore", "MEMORY.md", "--tracked", ident)["restored"]
     assert run.json("tracked-sync", "sync", "--tracked", ident)["pushed"]
     run.json("untrack", "untrack", ident)
