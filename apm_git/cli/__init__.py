@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 import click
 
-from apm_git.cli import agents, checks, ci, core, dreaming, loading, review, sync
+from apm_git.cli import agents, checks, ci, core, dreaming, loading, review, sync, track
 from apm_git.cli.base import HOOK_FLAG, UTF8, CliState, cli, emit, open_memory, state
 
 __all__ = ["HOOK_FLAG", "UTF8", "CliState", "cli", "emit", "main", "open_memory", "state"]
@@ -25,6 +25,7 @@ COMMANDS: tuple[click.Command, ...] = (
     sync.sync_cmd, sync.merge_counters_cmd,
     agents.recall_cmd, agents.hooks_group, agents.mcp_cmd, agents.audit_cmd,
     ci.ci_group,
+    track.track_cmd, track.untrack_cmd, track.snapshot_cmd, track.restore_cmd,
 )
 
 

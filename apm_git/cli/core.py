@@ -210,14 +210,18 @@ def index_cmd(ctx: click.Context) -> int:
 
 @click.command("status")
 @click.option("--files", "all_files", is_flag=True, help="List every memory file with its lines and budget.")
+@click.option("--tracked", help="A tracked folder (`apm-git track`): an agent, an id or a path; docs/tracking.md.")
 @click.pass_context
-def status_cmd(ctx: click.Context, all_files: bool) -> int:
+def status_cmd(ctx: click.Context, all_files: bool, tracked: str | None) -> int:
     """Budgets, the findings that hold now (totals and the worst few), last flushes, pending items, what is due."""
     from apm_git.agents.audit import last_audited
+    from apm_git.cli import track
     from apm_git.cli.status_format import status_text
     from apm_git.commands.status import status
 
-    repo = state(ctx).repo()
+    repo = track.target(ctx, tracked)
+    if track.is_tracked(repo):
+        return track.tracked_status(ctx, repo)
     result = status(repo)
     audited = last_audited(repo)
     lines = status_text(result, all_files=all_files).split("\n")

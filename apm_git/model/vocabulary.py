@@ -53,6 +53,20 @@ RememberAction = Literal["decision", "task", "route", "deprecate"]
 Agent = Literal["claude-code", "timer"]
 AGENTS: tuple[Agent, ...] = get_args(Agent)
 TimerKind = Literal["systemd", "cron"]
+# The agents whose own memory folder `apm-git track` versions where it is (docs/tracking.md).
+TrackedAgent = Literal["claude-code", "codex", "openclaw"]
+TRACKED_AGENTS: tuple[TrackedAgent, ...] = get_args(TrackedAgent)
+# What asked for a snapshot of a tracked folder (`Apm-Trigger` of a snapshot commit).
+SnapshotTrigger = Literal["track", "session-start", "pre-compact", "post-compact", "session-end", "timer", "manual",
+                          "sync", "restore"]
+SNAPSHOT_TRIGGERS: tuple[SnapshotTrigger, ...] = get_args(SnapshotTrigger)
+# The checks of a tracked folder (`apm-git lint` on one, a snapshot's findings): docs/tracking.md.
+TrackedCheckId = Literal["apm-no-secrets", "apm-load-cap"]
+# What `diff` on a tracked folder says happened to a section and to a fact (a list item, a paragraph, a row).
+TrackedSectionStatus = Literal["removed", "added", "changed", "moved", "renamed"]
+TRACKED_SECTION_STATUSES: tuple[TrackedSectionStatus, ...] = get_args(TrackedSectionStatus)
+FactStatus = Literal["removed", "rewritten", "moved", "added"]
+FACT_STATUSES: tuple[FactStatus, ...] = get_args(FactStatus)
 # Where `hooks status` looks.
 HookPlace = Literal["project", "user", "timer (systemd)", "timer (cron)"]
 CiProvider = Literal["github", "gitlab"]

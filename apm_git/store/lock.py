@@ -15,9 +15,12 @@ import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from apm_git.errors import LockTimeout, OsFailure, StateError, describe_os_error
-from apm_git.store.repo import STATE_DIR, MemoryRepo
+
+if TYPE_CHECKING:  # the snapshot hook of a tracked folder takes `file_lock` without a memory repository
+    from apm_git.store.repo import MemoryRepo
 
 ENV_TIMEOUT = "APM_GIT_LOCK_TIMEOUT"
 DEFAULT_TIMEOUT = 30.0
@@ -36,6 +39,7 @@ def write_lock(repo: MemoryRepo, *, timeout: float | None = None) -> Iterator[No
     read-only memory dir or repository is refused here, before any file is touched.  Whoever
     holds it first finishes a commit that a kill interrupted."""
     from apm_git.store.landing import finish_interrupted
+    from apm_git.store.repo import STATE_DIR
 
     check_writable(repo)
     with file_lock(repo.git_dir / STATE_DIR / "lock", "another apm-git process", timeout=timeout):
@@ -49,6 +53,8 @@ def check_writable(repo: MemoryRepo) -> None:
     try:
         state_dir = repo.state_dir
     except OSError as error:
+        from apm_git.store.repo import STATE_DIR
+
         raise OsFailure.of(error, repo.git_dir / STATE_DIR) from None
     objects = repo.git_dir / "objects"
     for folder in (repo.memory, repo.git_dir, objects, state_dir):
