@@ -103,8 +103,9 @@ def measure(repo: MemoryRepo, dialog: Dialog, where: dict[int, tuple[str, int]],
     hook = sum(any(turn.text in block for block in blocks) for turn in turns) / len(turns)
     dated = None
     if question.category == "temporal":
-        day = heading_date(dialog, dialog.dates[turns[0].session])
-        dated = any(turns[0].text in block and day in block for block in blocks)
+        day = dialog.dates[turns[0].session]
+        shown = (heading_date(dialog, day), day.isoformat())
+        dated = any(turns[0].text in block and any(form in block for form in shown) for block in blocks)
     return Outcome(question, layout, found, hook, dated, not result.sections and bool(hits), result.tokens,
                    template, search_seconds, hook_seconds)
 
