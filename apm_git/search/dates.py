@@ -4,6 +4,7 @@ in a session's line can be resolved."""
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import re
 
 _EN = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
@@ -28,6 +29,7 @@ def _iso(year: str, month: int, day: str) -> str | None:
         return None
 
 
+@functools.lru_cache(maxsize=4096)
 def find(text: str) -> str | None:
     """The first date in `text` (a heading, a file name), as YYYY-MM-DD; None when it holds none."""
     if not any(char.isdigit() for char in text):

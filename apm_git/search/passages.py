@@ -42,6 +42,9 @@ def split(section: Section) -> list[Passage]:
         first = 1
     if first == len(lines) or not any(line.strip() for line in lines[first:]):
         return [Passage(section.line, section.line, lines[0], "", "")]
+    if section.entry_id and first and len(lines) <= RECORD_LINES + 1:  # the common record: one passage
+        content, labels = matchable(lines[1:])
+        return [Passage(section.line, section.line + len(lines) - 1, section.text, content, labels)]
     spans = _record_spans(lines, first) if section.entry_id else []
     start = spans[-1][1] if spans else first
     found = [_passage(section, lines, begin, end) for begin, end in [*spans, *_units(lines, start)]]

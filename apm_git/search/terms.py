@@ -47,7 +47,8 @@ whom whose than then so if but not no yes just also very
 der die das den dem des ein eine einen einem und oder ist sind war wie was wer wo warum wann mit
 für von zu im in am auf aus bei nach über unter ich wir uns haben hat hatten sich nicht auch es
 и в во на с со по к о об от до для из за как что кто где когда почему это мы я не ли же бы у
-какой какая какое какие какую каким каких чем чему кого кому чей чья чьё чьи чьей чьих куда откуда зачем
+какой какая какое какие какую каким каких какого каком какому какими чем чему кого кому чей чья чьё чьи чьей
+чьих куда откуда зачем сколько много
 ещё уже она он они оно её его их ему ей им был была было были есть
 """
 _MEMO_LIMIT = 200_000  # distinct words kept stemmed in one process
@@ -123,13 +124,15 @@ def _words(folded: str) -> Iterable[str]:
 
 def tokens(text: str) -> list[str]:
     """The index tokens of `text`, in order."""
-    found: list[str] = []
-    for word in _words(fold(text)):
-        if not word.isascii() and _CJK_RUN.fullmatch(word):
-            found += _bigrams(word)
-        else:
-            found.append(stem(word))
-    return found
+    folded = fold(text)
+    words = WORD.findall(folded)
+    if not folded.isascii() and _CJK_RUN.search(folded):
+        found: list[str] = []
+        for word in _words(folded):
+            found += _bigrams(word) if _CJK_RUN.fullmatch(word) else [stem(word)]
+        return found
+    memo = _MEMO
+    return [memo[word] if word in memo else stem(word) for word in words]
 
 
 def fts_text(text: str) -> str:
