@@ -94,7 +94,8 @@ def _units(lines: list[str], start: int) -> list[tuple[int, int]]:
             close(number)
             continue
         table = line.lstrip().startswith("|")
-        if table and _TABLE_RULE.match(line):
+        if table and _TABLE_RULE.match(line):  # the rule under a table's header row belongs to no passage
+            close(number)
             continue
         if begin is None or _ITEM.match(line) or table:
             close(number)
