@@ -20,9 +20,9 @@ COMMANDS: tuple[click.Command, ...] = (
     checks.lint_cmd, checks.baseline_cmd, checks.allow_secret_cmd,
     loading.load_cmd, loading.remember_cmd, loading.search_cmd, loading.hit_cmd,
     dreaming.deep_sleep_cmd, dreaming.rem_cmd, dreaming.dream_cmd, dreaming.history_cmd, dreaming.import_cmd,
-    dreaming.forget_cmd,
+    dreaming.forget_cmd, dreaming.resolve_cmd,
     review.diff_cmd, review.log_cmd,
-    sync.sync_cmd,
+    sync.sync_cmd, sync.merge_counters_cmd,
     agents.recall_cmd, agents.hooks_group, agents.mcp_cmd, agents.audit_cmd,
     ci.ci_group,
 )

@@ -1,5 +1,5 @@
-"""The `--json` output of the memory commands (init, setup, merge-driver, journal add, flush, index, status,
-lint, baseline, allow-secret, load, remember, search, hit): version 1, documented in docs/json.md.
+"""The `--json` output of the memory commands (init, setup, merge-driver, merge-counters, journal add, flush, index,
+status, lint, baseline, allow-secret, load, remember, search, hit): version 1, documented in docs/json.md.
 
 Each shape is built key by key from the command's result, never with `dataclasses.asdict`, so renaming a
 field inside apm-git cannot change the output; apm_git/schemas/<command>.schema.json declares each one
@@ -16,11 +16,13 @@ if TYPE_CHECKING:
     from apm_git.commands.init import InitResult
     from apm_git.commands.lint import LintResult
     from apm_git.commands.load import LoadResult
+    from apm_git.commands.merge_counters import CountersResult
     from apm_git.commands.merge_driver import DriverResult
     from apm_git.commands.remember import RememberResult
     from apm_git.commands.search import SearchResult
     from apm_git.commands.setup import SetupResult
     from apm_git.commands.status import StatusResult
+    from apm_git.model.withhold import WithheldSection
     from apm_git.operations.baseline import BaselineResult
     from apm_git.operations.flush import FlushResult
     from apm_git.operations.journal import JournalEntry
@@ -71,6 +73,11 @@ def merge_driver_json(result: DriverResult) -> dict[str, Any]:
     }
 
 
+def merge_counters_json(result: CountersResult) -> dict[str, Any]:
+    return {"version": VERSION, "merge": result.merge, "counted": list(result.counted), "commit": result.commit,
+            "left": list(result.left), "skipped": result.skipped}
+
+
 def journal_add_json(entry: JournalEntry) -> dict[str, Any]:
     return {"version": VERSION, "entry_id": entry.entry_id, "file": entry.file, "line": entry.line}
 
@@ -86,6 +93,7 @@ def flush_json(result: FlushResult) -> dict[str, Any]:
         "created": list(result.created),
         "findings": list(result.findings),
         "withheld": list(result.withheld),
+        "withheld_sections": withheld_json(result.withheld_sections),
         "kept_index": list(result.kept_index),
         "too_large": list(result.too_large),
         "lost": dict(result.lost),
@@ -107,6 +115,8 @@ def status_json(result: StatusResult, audited: dict[str, object] | None) -> dict
         "files": [{"file": item.file, "lines": item.lines, "budget": item.budget} for item in result.files],
         "last_flush": dict(result.last_flush),
         "pending_items": list(result.pending_items),
+        "pending_records": [{"entry": item.entry, "file": item.file, "line": item.line, "title": item.title}
+                            for item in result.pending_records],
         "due": [{"stage": due.stage, "last_run": due.last_run, "next_due": due.next_due, "due_now": due.due_now}
                 for due in result.due],
         "uncommitted": list(result.uncommitted),
@@ -188,7 +198,14 @@ def load_json(result: LoadResult) -> dict[str, Any]:
         "warnings": list(result.warnings),
         "last_flush": result.last_flush,
         "tokens": result.tokens,
+        "withheld": withheld_json(result.withheld),
     }
+
+
+def withheld_json(sections: list[WithheldSection]) -> list[dict[str, Any]]:
+    """Sections kept uncommitted for a suspected secret (heading null: the heading holds it)."""
+    return [{"path": item.path, "line": item.line, "heading": item.heading, "kinds": list(item.kinds)}
+            for item in sections]
 
 
 def remember_json(result: RememberResult) -> dict[str, Any]:

@@ -10,20 +10,22 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import stat
 from pathlib import Path
 
 from apm_git import git
 from apm_git.errors import ApmGitError, StateError
 from apm_git.merge import MemoryMerge, MergeConflict, merge_memory
+from apm_git.merge.readable import why_unreadable
 from apm_git.model import names
-from apm_git.model.config import CONFIG_FILE, Config
+from apm_git.model.config import Config
+from apm_git.model.limits import MAX_FILE_BYTES
 from apm_git.model.records import count_lines
+from apm_git.operations.merge_sides import Tree, driver_config, whole_memory
 from apm_git.store import cache
-from apm_git.store.config import load_config
-from apm_git.store.repo import STATE_DIR, decode, find_root
+from apm_git.store.repo import STATE_DIR, find_root
 
 GITHEAD = "GITHEAD_"
-Tree = dict[str, str]
 
 
 @dataclasses.dataclass
@@ -45,24 +47,20 @@ class DriverResult:
 def merge_file(
     base_file: Path, ours_file: Path, theirs_file: Path, path: str, *, cwd: Path | None = None,
 ) -> DriverResult:
-    """Merge %O, %A and %B of `path` into %A; a file that is not UTF-8 is left as %A (a StateError)."""
-    texts = []
-    for file in (base_file, ours_file, theirs_file):
-        try:
-            texts.append(decode(file.read_bytes(), path))
-        except OSError as error:
-            raise StateError(f"cannot read {file} ({error.strerror}); git called the merge driver with a bad path") \
-                from None
+    """Merge %O, %A and %B of `path` into %A.  A version the merge cannot read (not UTF-8, NUL bytes, over the
+    read limit, not a regular file) is a StateError, and %A is left as it was: git reports a conflict."""
+    texts = [read_version(file, path, label) for file, label in zip(
+        (base_file, ours_file, theirs_file), ("the base's version", "our version", "their version"), strict=True)]
     base, ours, theirs = texts
     found = find_root((cwd or Path.cwd()).absolute())
     root = found[0] if found is not None else None
-    config = _config(root)
+    config = driver_config(root)
     commits = _commits(root, config, path) if root is not None else None
     if found is not None and commits is not None:
         cached = _cached(found[1], commits, path, texts)
         if cached is not None:
             return _over_budget(config, _write(ours_file, ours, path, *cached, memory_wide=True), cached[0], texts)
-    sides = _whole_memory(found[0], config, commits) if found is not None and commits is not None else None
+    sides = whole_memory(found[0], config, commits) if found is not None and commits is not None else None
     memory_wide = sides is not None
     if sides is None:
         sides = ({}, {}, {})
@@ -81,6 +79,29 @@ def merge_file(
     written = _write(ours_file, ours, path, merged, conflicts, [name for name in result.unmerged if name == path],
                      memory_wide=memory_wide)
     return _over_budget(config, written, merged, texts)
+
+
+def read_version(file: Path, path: str, label: str) -> str:
+    """The text of one version git handed the driver, read with bounds: the file's type and size are checked
+    on the open file before a byte is read (a FIFO would block a read, a device or a huge file exhaust
+    memory), and at most MAX_FILE_BYTES + 1 bytes are read whatever the size said."""
+    try:
+        fd = os.open(file, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
+    except OSError as error:
+        raise StateError(f"cannot read {file} ({error.strerror}); git called the merge driver with a bad path") \
+            from None
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise StateError(f"{file} ({label} of {path}) is not a regular file (a FIFO, a device or a folder); git "
+                             "hands the merge driver regular files: nothing was merged")
+        data = handle.read(MAX_FILE_BYTES + 1) if info.st_size <= MAX_FILE_BYTES else None
+    why = why_unreadable(data, info.st_size if data is None else len(data))
+    if why is not None:
+        raise StateError(f"{path}: {label} {why}, so its entries cannot be merged; ours is left as it was and git "
+                         "reports a conflict: merge the file by hand")
+    assert data is not None
+    return data.decode("utf-8")
 
 
 def _over_budget(config: Config, result: DriverResult, merged: str | None, texts: list[str]) -> DriverResult:
@@ -102,16 +123,6 @@ def _write(ours_file: Path, ours: str, path: str, merged: str | None, conflicts:
     return DriverResult(path, wrote, memory_wide, conflicts, unmerged)
 
 
-def _config(root: Path | None) -> Config:
-    """The repository's apm.yaml (memory dir, append-only globs); the defaults when it cannot be read."""
-    if root is None or not (root / CONFIG_FILE).is_file():
-        return Config()
-    try:
-        return load_config(root)
-    except ApmGitError:
-        return Config()
-
-
 def _commits(root: Path, config: Config, path: str) -> tuple[str, str, str] | None:
     """(merge base, HEAD, the commit being merged) when git says which commit that is (one
     `GITHEAD_<commit>` variable) and `path` is a memory file; None otherwise."""
@@ -127,15 +138,6 @@ def _commits(root: Path, config: Config, path: str) -> tuple[str, str, str] | No
     except ApmGitError:
         return None
     return (base, ours, theirs) if base and ours and theirs else None
-
-
-def _whole_memory(root: Path, config: Config, commits: tuple[str, str, str]) -> tuple[Tree, Tree, Tree] | None:
-    """The memory of the merge base, HEAD and the commit being merged."""
-    try:
-        base, ours, theirs = (_tree(root, rev, config.memory_dir) for rev in commits)
-    except ApmGitError:
-        return None
-    return base, ours, theirs
 
 
 # Git calls the driver once per file that both sides changed; the memory-wide merge is the same for
@@ -167,8 +169,3 @@ def _remember(
                            name in result.unmerged)
     (git_dir / STATE_DIR).mkdir(exist_ok=True)
     cache.write(git_dir / STATE_DIR / CACHE, {"commits": list(commits), "files": files})
-
-
-def _tree(root: Path, rev: str, memory_dir: str) -> dict[str, str]:
-    """Every text file of the memory dir (and apm.yaml) in a commit; a file that is not UTF-8 is left out."""
-    return git.tree_texts(root, rev, [memory_dir, CONFIG_FILE])[0]

@@ -1,7 +1,8 @@
 """One entry, three versions: the merged record (docs/merge.md, "Entries").
 
-Fitness merges as counters (`hit_count` = base + both sides' increments, `last_referenced`
-the later, `decision_value` the side that changed it, the higher when both did);
+Fitness merges as counters (`hit_count` = base + both sides' increments, also when both sides
+hold the same hit count, `last_referenced` the later, `decision_value` the side that changed it,
+the higher when both did);
 `[PROVEN]` stays once either side set it; `Tags`, `Merged` and `Conflicts` take the union;
 the body (`Body` and the lines after the fields) comes from the side that changed it.  When
 both changed the body differently the result is two records, linked by `Conflicts:`.
@@ -18,7 +19,8 @@ from apm_git.model.records import PROVEN, Record, eol_of, reparse, set_field, st
 
 T = TypeVar("T")
 UNION_FIELDS = ("Tags", "Merged", "Conflicts")
-CONFLICT_NOTE = "both sides of a merge changed this entry's body; keep one version, delete the other"
+CONFLICT_NOTE = ("both sides of a merge changed this entry's body: settle it with "
+                 "`apm-git resolve <this entry's id> --keep this|other|both` (nothing is lost)")
 OTHER_TITLE = "(merge: other version)"
 
 
@@ -105,7 +107,7 @@ def merge_record(base: Record | None, ours: Record, theirs: Record, *, prefer_th
                  extra: Hits = Hits()) -> Merged:
     """The merged entry; `prefer_theirs`: a field other than the body that both sides changed differently
     (Source, Archived, Superseded-by, Supersedes) takes theirs's value (the side whose place the entry keeps)."""
-    if ours.text == theirs.text or (base is not None and base.text == theirs.text):
+    if (ours.text == theirs.text and not _hit_on_both(base, ours)) or (base is not None and base.text == theirs.text):
         return Merged(with_hits(ours, extra))
     if base is not None and base.text == ours.text:
         return Merged(with_hits(theirs, extra))
@@ -127,6 +129,16 @@ def merge_record(base: Record | None, ours: Record, theirs: Record, *, prefer_th
     other = _with_fields(theirs, base, ours, theirs, prefer_theirs)
     other = set_field(other, "Fitness", fitness.render()) if other.fitness != fitness else other
     return Merged(record, _heading(other, proven=proven))
+
+
+def _hit_on_both(base: Record | None, both: Record) -> bool:
+    """Whether two sides that hold the same version `both` each hit the entry: its Fitness is all that
+    differs from the base's.  Each side counted its own hits (the same count on the same day gives the
+    same text), so they add up.  Any other change made alike on both sides (the same fold, promotion or
+    edit, by the same consolidation run on two machines) is one change, taken once."""
+    if base is None or base.fitness == both.fitness:
+        return False
+    return hits_of(base, both) is not None
 
 
 def _fit(record: Record) -> Fitness:

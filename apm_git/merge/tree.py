@@ -387,10 +387,14 @@ def _insert_missing(order: list[str], other: list[str]) -> list[str]:
         anchor = key
 
     def chain(key: str) -> list[str]:
-        """`key` and what goes after it, the keys anchored on inserted keys included."""
-        keys = [key]
-        for follower in after.pop(key, []):
-            keys += chain(follower)
+        """`key` and what goes after it, the keys anchored on inserted keys included: depth first, with a
+        stack of its own (a side that added thousands of records in a row anchors each on the one before)."""
+        keys: list[str] = []
+        stack = [key]
+        while stack:
+            current = stack.pop()
+            keys.append(current)
+            stack.extend(reversed(after.pop(current, [])))
         return keys
 
     result: list[str] = []

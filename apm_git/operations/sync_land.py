@@ -17,13 +17,17 @@ from apm_git import clock, git
 from apm_git.dreaming.plan import RemPlan, rem_trailers
 from apm_git.dreaming.plan_rem import RemOutcome, plan_budget
 from apm_git.errors import ConfigError, StateError
+from apm_git.merge.readable import OURS, THEIRS, Refusal, readable_texts, screen
 from apm_git.model import dated, names
 from apm_git.model import trailers as trailer_model
 from apm_git.model.config import CONFIG_FILE, Config
+from apm_git.model.limits import MAX_FILE_BYTES, megabytes
 from apm_git.model.records import count_lines
 from apm_git.model.vocabulary import SyncStep
 from apm_git.store import landing
+from apm_git.store.clone import clone_trailer
 from apm_git.store.repo import MemoryRepo
+from apm_git.store.state import refuse_unusable_incoming
 
 BACKUP_PREFIX = "refs/apm-git/backup/"
 KEEP_BACKUPS = 50  # the newest backup refs kept; older ones are ancestors of the branch anyway
@@ -63,6 +67,7 @@ def integrate(repo: MemoryRepo, head: str, theirs: str, source: str) -> Integrat
     root = repo.root
     if theirs == head or git.is_ancestor(root, theirs, head):
         return None
+    refuse_unusable_incoming(repo, head, theirs, source)  # a state file no flush could read never lands
     if git.is_ancestor(root, head, theirs):
         left = land_tree(repo, head, theirs, f"memory: fast-forward to {source} (sync)")
         return Integrated(source, "fast-forward", theirs, theirs, left=left)
@@ -73,12 +78,19 @@ def merge(repo: MemoryRepo, head: str, theirs: str, source: str) -> Integrated:
     from apm_git.merge import lost_entries, merge_memory
 
     root = repo.root
-    base = git.merge_base(root, head, theirs)
     # apm-git's own merge driver (`.gitattributes`) would run once per memory file: sync merges those itself.
     tree, git_conflicts = git.merge_tree(root, head, theirs, ours_for=[MERGE_DRIVER])
     memory = repo.memory_prefix
+    base, base_side = merge_base_side(repo, head, theirs)
+    sides = [base_side, read_memory(repo, head), read_memory(repo, theirs)]
+    screened = screen([side.blobs for side in sides], [side.unreadable for side in sides], memory_dir=memory)
+    if screened.refused:
+        raise StateError(refusal_line(repo, screened.refused[0], base, (head, theirs), source))
+    for side in sides:  # versions no side can read, or one side's alone: git's merge (the tree) has them
+        for path in screened.aside:
+            side.texts.pop(path, None)
     (base_files, base_blobs), (ours_files, ours_blobs), (theirs_files, theirs_blobs) = (
-        read_memory(repo, rev) if rev else ({}, {}) for rev in (base, head, theirs))
+        (side.texts, side.blobs) for side in sides)
     # The merged tree's apm.yaml decides the budgets, the routing and the append-only files of the merge.
     config, note = merged_config(repo, tree)
     merged_repo = repo if config is repo.config else MemoryRepo(repo.root, repo.git_dir, config)
@@ -110,7 +122,7 @@ def merge(repo: MemoryRepo, head: str, theirs: str, source: str) -> Integrated:
     archives = rem_trailers(budget.plan, memory)
     trailers = [("Apm-Merge", source), *(("Apm-Conflict", conflict) for conflict in conflicts)]
     trailers += [("Apm-Unmerged", path) for path in outcome.unmerged]
-    trailers += [*archives, ("Apm-Trigger", "sync")]
+    trailers += [*archives, ("Apm-Trigger", "sync"), clone_trailer(repo.git_dir)]
     text = trailer_model.message(f"merge {source} (sync)", trailers, budget_note(budget.plan, memory))
     contents = {path: None if data is None else data.encode("utf-8") for path, data in files.items()}
     env = clock.git_date_env()
@@ -230,11 +242,54 @@ def merged_index(repo: MemoryRepo, files: Mapping[str, str | None], ours: str | 
     return ours if ours is not None and _undated(ours) == _undated(text) else text
 
 
-def read_memory(repo: MemoryRepo, rev: str) -> tuple[dict[str, str], dict[str, str]]:
-    """Every UTF-8 file under the memory dir in a commit, by repo-relative path; and every file's blob id.
-    A file that is not text has no text: one side's change is taken as git's merge has it; both sides'
-    stop the merge."""
-    return git.tree_texts(repo.root, rev, [f":(literal){repo.memory_prefix}"])
+@dataclasses.dataclass
+class MemorySide:
+    """The memory dir in one commit of a merge, by repo-relative path."""
+
+    texts: dict[str, str]  # the files the merge reads: UTF-8, within the read limit, Markdown without NULs
+    blobs: dict[str, str]  # every file's blob id
+    unreadable: dict[str, str]  # Markdown and state files the merge cannot read -> why (merge/readable.py)
+
+
+def read_memory(repo: MemoryRepo, rev: str) -> MemorySide:
+    """The memory dir in a commit.  No file over the read limit is read (git keeps it); a file that is not
+    text has no text: one side's change is taken as git's merge has it, both sides' stop the merge, and a
+    Markdown file that a side made unreadable stops it too (`screen`)."""
+    found = git.tree_texts(repo.root, rev, [f":(literal){repo.memory_prefix}"], limit=MAX_FILE_BYTES)
+    texts, unreadable = readable_texts(found.texts, found.datas, found.sizes, memory_dir=repo.memory_prefix)
+    return MemorySide(texts, found.blobs, unreadable)
+
+
+def merge_base_side(repo: MemoryRepo, head: str, theirs: str) -> tuple[str | None, MemorySide]:
+    """The merge base and its memory.  A criss-cross history (two agents on branches of their own that merged
+    each other's work at once) has several best common ancestors; the base is then a virtual one, their
+    memories merged in turn (each pair from its own merge base), as git's recursive merge does: a hit that
+    both sides hold through one of them is in the base, so it counts once, not twice."""
+    from apm_git.merge import merge_memory
+
+    bases = git.merge_bases(repo.root, head, theirs)
+    if not bases:
+        return None, MemorySide({}, {}, {})
+    side = read_memory(repo, bases[0])
+    for other in bases[1:]:
+        below = git.merge_base(repo.root, bases[0], other)
+        lower, more = read_memory(repo, below) if below else MemorySide({}, {}, {}), read_memory(repo, other)
+        merged = merge_memory(lower.texts, side.texts, more.texts, memory_dir=repo.memory_prefix,
+                              append_only=repo.config.append_only)
+        side = MemorySide({path: text for path, text in merged.files.items() if text is not None}, side.blobs,
+                          {**more.unreadable, **side.unreadable})
+    return bases[0], side
+
+
+def refusal_line(repo: MemoryRepo, refusal: Refusal, base: str | None, commits: tuple[str, str], source: str) -> str:
+    """The one line that says which file stopped a merge, and the commit that made it so."""
+    rev = commits[refusal.side - OURS]
+    where = source if refusal.side == THEIRS else "this branch"
+    changes = git.log_changes(repo.root, f"{base}..{rev}" if base else rev, [refusal.path])
+    made = f" since commit {changes[0].commit.sha[:12]} ({changes[0].commit.subject!r})" if changes else ""
+    return (f"{refusal.path} {refusal.why} on {where}{made}, so apm-git cannot merge its entries; nothing was "
+            f"changed: restore it as UTF-8 Markdown under {megabytes(MAX_FILE_BYTES)} on that side (or split it), "
+            f"or merge by hand (`git merge {source}`), then run `apm-git sync` again")
 
 
 def land_tree(

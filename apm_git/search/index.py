@@ -33,6 +33,7 @@ from apm_git.model.limits import MAX_FILE_BYTES
 from apm_git.search import boiler, passages, sections, terms
 from apm_git.search.cache import ARCHIVE_IDS, Identity, Place, in_memory
 from apm_git.store.blob import blob_id
+from apm_git.store.odd_names import skipped
 from apm_git.store.repo import MemoryRepo, decode
 
 ENV_FTS5 = "APM_GIT_FTS5"  # "off": behave as on a platform whose SQLite lacks FTS5
@@ -65,7 +66,11 @@ class Scope:
         return "memory" if self.group is None else f"group-{check_group_name(self.group)}"
 
     def files(self, repo: MemoryRepo) -> Iterator[tuple[str, os.stat_result]]:
-        """(memory-relative path, stat) of every Markdown file in the scope, sorted."""
+        """(memory-relative path, stat) of every Markdown file in the scope, sorted; not those whose names
+        are not UTF-8 (store/odd_names.py)."""
+        return ((rel, st) for rel, st in self._files(repo) if not skipped(repo.repo_path(rel)))
+
+    def _files(self, repo: MemoryRepo) -> Iterator[tuple[str, os.stat_result]]:
         if self.group is None:
             yield from _walk(repo.memory, "", skip_top={names.GROUPS, names.INDEX})
             return

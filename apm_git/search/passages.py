@@ -2,8 +2,8 @@
 
 A passage is a unit a reader takes in at once: a list item with its continuation lines (a dialog turn, a
 bullet), a paragraph, a table row, a fenced block; at most `MAX_LINES` lines, a longer unit cut in pieces.
-A Dreaming record is one passage from its heading on (its fields belong together), up to `RECORD_LINES`.  A section with a
-heading and nothing under it is one passage: its heading line.
+A Dreaming record is one passage from its heading on (its fields belong together), up to `RECORD_LINES`.
+A section with a heading and nothing under it is one passage: its heading line.
 
 What is matched as a passage's content leaves out what is not memory: the `- Fitness:` and `- Archived:`
 lines of a record (counters and dates: `decision_value=HIGH` is not a decision), and the field labels
@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 import re
 
-from apm_git.search.sections import FENCE, HEADING, Section
+from apm_git.search.sections import FENCE, HEADING, Section, title_of
 
 MAX_LINES = 8
 RECORD_LINES = 24
@@ -55,7 +55,7 @@ def split(section: Section) -> list[Passage]:
 
 def _heads(line: str, heading: str) -> bool:
     match = HEADING.fullmatch(line)
-    return match is not None and match[2].strip() == heading
+    return match is not None and title_of(match) == heading
 
 
 def _record_spans(lines: list[str], first: int) -> list[tuple[int, int]]:

@@ -17,7 +17,7 @@ from apm_git.model.entry_id import entry_id
 from apm_git.search import dates
 
 MAX_LINES = 60
-HEADING = re.compile(r" {0,3}(#{1,6})[ \t]+(.*?)[ \t#]*\r?")
+HEADING = re.compile(r" {0,3}(#{1,6})[ \t]+(.*)")  # the title loses its closing `#`s and a `\r` after (linear)
 _RECORD = re.compile(r"\[(\d{4}-\d{2}-\d{2})\]\s*(?:\[PROVEN\]\s*)?(.*)")
 FENCE = re.compile(r" {0,3}(```|~~~)")
 _FRONT_KEY = re.compile(r"(name|title|description)\s*:\s*(.*)")
@@ -70,13 +70,18 @@ def split(text: str, name: str) -> list[Section]:
         level = len(match[1])
         while stack and stack[-1][0] >= level:
             stack.pop()
-        heading = match[2].strip()
+        heading = title_of(match)
         record = _RECORD.fullmatch(heading) if level == 2 else None
         record_id = entry_id(record[1], record[2].strip()) if record else None
         start = number
         stack.append((level, heading))
     _emit(found, lines, start, len(lines), heading, stack, level, record_id, file_date)
     return found
+
+
+def title_of(match: re.Match[str]) -> str:
+    """A heading line's title, from its `HEADING` match: without its closing `#`s and a `\\r` after."""
+    return match[2].removesuffix("\r").rstrip(" \t#").strip()
 
 
 def _emit(found: list[Section], lines: list[str], start: int, stop: int, heading: str,

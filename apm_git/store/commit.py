@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from apm_git import clock, git
 from apm_git.model import trailers as trailer_model
 from apm_git.store import landing
+from apm_git.store.clone import clone_trailer
 from apm_git.store.repo import MemoryRepo
 
 
@@ -27,7 +28,7 @@ def commit(
     built apart from the user's index, and a failure before the branch moves (signing, a full
     disk, a lock, HEAD moved meanwhile) leaves the index and the work tree exactly as they were.
     """
-    text = trailer_model.message(subject, trailers, body)
+    text = trailer_model.message(subject, [*trailers, clone_trailer(repo.git_dir)], body)
     env = clock.git_date_env()
     parent = git.head(repo.root)
     built = git.build_commit(repo.root, repo.git_dir, parent, list(paths), text, contents=contents, env=env)

@@ -22,14 +22,15 @@ DOCS = Path(__file__).resolve().parents[2] / "docs" / "json.md"
 # Each command with --json and the schema(s) of what it prints (`import` prints its plan, or with --apply
 # the run; `deep-sleep --plan` prints the plan).
 SCHEMA_OF = {
-    "init": ("init",), "setup": ("setup",), "merge-driver": ("merge-driver",), "journal add": ("journal-add",),
+    "init": ("init",), "setup": ("setup",), "merge-driver": ("merge-driver",),
+    "merge-counters": ("merge-counters",), "journal add": ("journal-add",),
     "flush": ("flush",), "index": ("index",), "status": ("status",), "lint": ("lint",), "baseline": ("baseline",),
     "allow-secret": ("baseline",), "load": ("load",), "remember": ("remember",), "search": ("search",),
     "hit": ("hit",), "recall": ("recall",), "hooks install": ("hooks-install",),
     "hooks uninstall": ("hooks-uninstall",), "hooks status": ("hooks-status",), "audit": ("audit",),
     "ci github": ("ci",), "ci gitlab": ("ci",), "sync": ("sync",), "diff": ("diff",), "log": ("log",),
     "history": ("history",), "forget": ("forget",), "deep-sleep": ("stage", "deep-sleep-plan"), "rem": ("stage",),
-    "dream": ("dream",), "import": ("import-plan", "stage"),
+    "dream": ("dream",), "import": ("import-plan", "stage"), "resolve": ("resolve",),
 }
 NO_JSON = {"mcp"}  # speaks MCP on stdout: --json has nothing to shape
 REFERENCED_ONLY = {"rem-plan"}  # the plan inside `rem --json`
@@ -216,6 +217,12 @@ def test_the_real_output_of_every_command_fits_its_schema(
     assert run.json("dream", "dream", at=day30)["ran"]
     assert run.json("history", "history", redis)["events"]
     run.json("forget", "forget", redis, "--reason", "obsolete", at=day30)
+    with (root / "memory/decisions.md").open("a", encoding="utf-8") as decisions:  # two versions in conflict
+        decisions.write("\n" + "".join(
+            f"## [2026-04-03] {title}\n- Tags: decision\n- Fitness: last_referenced=2026-04-03, hit_count=0, "
+            f"decision_value=MEDIUM\n- Body: {title}\n- Conflicts: {other} — two versions\n\n"
+            for title, other in (("Cache A", "2026-04-03-cache-b"), ("Cache B", "2026-04-03-cache-a"))))
+    assert run.json("resolve", "resolve", "2026-04-03-cache-a", "--keep", "this", at=day30)["how"] == "superseded"
     assert run.json("diff", "diff", "HEAD~4..HEAD")["entries"]
     assert run.json("log", "log")["commits"]
 
@@ -236,8 +243,9 @@ def test_the_real_output_of_every_command_fits_its_schema(
         "compactMetadata": {"trigger": "auto"}}) + "\n")
     assert run.json("audit", "audit", str(tmp_path / "projects"), at=day30, exit_code=1)["compactions"]
     assert run.json("status", "status", at=day30)["last_audit"]["last_compaction"]
-    run.json("ci", "ci", "github")
-    run.json("ci", "ci", "gitlab")
+    spec = "apm-git @ git+https://example.invalid/apm-git.git@" + "0" * 40  # this run's apm-git is a local folder
+    run.json("ci", "ci", "github", "--install-spec", spec)
+    run.json("ci", "ci", "gitlab", "--install-spec", spec)
 
     remote = tmp_path / "remote.git"
     git(tmp_path, "init", "--bare", "--quiet", str(remote))
@@ -251,6 +259,7 @@ def test_the_real_output_of_every_command_fits_its_schema(
     theirs.write_text("# Lessons\n")
     monkeypatch.chdir(root)
     run.json("merge-driver", "merge-driver", str(base), str(ours), str(theirs), "memory/lessons.md")
+    assert run.json("merge-counters", "merge-counters")["skipped"] == "HEAD is not a merge of two commits"
 
     named = {name for names in SCHEMA_OF.values() for name in names}
     assert named <= set(run.seen), f"not exercised: {sorted(named - set(run.seen))}"

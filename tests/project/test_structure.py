@@ -34,6 +34,8 @@ OTHER_PROGRAMS = {
     "apm_git.agents.timers": "crontab: installs and removes the apm-git lines of the user's crontab",
     "apm_git.agents.hooks": "an agent's own hook command (`apm-git hooks run`), run as the agent would",
     "apm_git.operations.precommit": "`pre-commit install`: pre-commit installs its git hook itself",
+    "apm_git.agents.mcp_pool": "the MCP server's worker processes (Python): a tool call past its time limit is "
+                               "stopped by ending its worker",
 }
 SUBPROCESS_CALLS = frozenset({"run", "Popen", "call", "check_call", "check_output", "getoutput", "getstatusoutput"})
 OS_CALLS = ("exec", "spawn", "posix_spawn", "system", "popen")
