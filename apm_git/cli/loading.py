@@ -167,7 +167,7 @@ def search_cmd(ctx: click.Context, query: str, archive_alike: bool, archive_only
     lines = []
     for hit in result.hits:
         ref = f"{hit.entry_id}  {hit.file}:{hit.line}" if hit.entry_id else f"{hit.file}:{hit.line}"
-        lines.append(f"{ref}  {hit.heading}: {hit.snippet}  (score {hit.score:g})")
+        lines.append(f"{ref}  {hit.place}: {hit.snippet}  (score {hit.score:g})")
     shown = f"showing {len(result.hits)}" if result.total > len(result.hits) else "all shown"
     lines.append(f"{result.total} section{'' if result.total == 1 else 's'} matched ({shown}) in "
                  f"{result.files_searched} files ({result.where})" if result.total else

@@ -22,8 +22,9 @@ def recall_json(result: RecallResult) -> dict[str, Any]:
     return {
         "version": VERSION,
         "prompt": result.prompt,
-        "sections": [{"file": item.file, "line": item.line, "entry_id": item.entry_id, "matched": list(item.matched),
-                      "text": item.text} for item in result.sections],
+        "sections": [{"file": item.file, "line": item.line, "entry_id": item.entry_id, "heading": item.heading,
+                      "trail": item.trail, "date": item.date, "lines": [list(span) for span in item.lines],
+                      "matched": list(item.matched), "text": item.text} for item in result.sections],
         "tokens": result.tokens,
         "budget": result.budget,
         "method": result.method,
