@@ -172,6 +172,30 @@ def test_import_keeps_every_file_within_what_it_had() -> None:
         execute_import(everything, files, ROUTING, {}, budgets)
 
 
+def test_planning_counts_a_full_journal_once_however_many_sections_it_skips(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 22.5: a journal of 100,000 dated sections over its budget had its lines counted once per section it
+    skipped (and its blocks copied once per section), so `import` ran for many minutes.  The shape, not the time:
+    the whole-file line counts stay the same from 100 sections to 1,600."""
+    from apm_git.dreaming import importing
+    from apm_git.model.records import count_lines
+
+    counted: list[int] = []
+
+    def counting(text: str) -> int:
+        counted.append(len(text))
+        return count_lines(text)
+
+    monkeypatch.setattr(importing, "count_lines", counting)
+    budgets = Config(budgets={"journal": 40}).budget_for
+    calls = []
+    for sections in (100, 400, 1_600):
+        counted.clear()
+        plan = plan_import({"2026-05-12.md": busy_day(sections)}, ROUTING, {}, TODAY, budgets)
+        assert len(plan.skipped) == sections and not plan.items
+        calls.append(len(counted))
+    assert calls[0] == calls[1] == calls[2], calls
+
+
 def test_import_right_after_adoption_commits_nothing_lint_refuses(tmp_path: Path, run_cli: Invoke) -> None:
     root = tmp_path / "ws"
     (root / "memory").mkdir(parents=True)
