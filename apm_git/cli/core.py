@@ -7,7 +7,7 @@ from typing import IO
 import click
 
 from apm_git.cli import shapes
-from apm_git.cli.base import UTF8, choice, emit, state, text_of, warn, withheld_line
+from apm_git.cli.base import UTF8, choice, emit, state, text_of, too_large_line, warn, withheld_line
 from apm_git.errors import EXIT_FINDINGS, EXIT_OK
 from apm_git.model.config import KINDS
 from apm_git.model.fitness import VALUES
@@ -183,10 +183,7 @@ def flush_cmd(
     for finding in result.findings:
         warn(f"apm-git: finding: {finding}")
     for name in result.too_large:
-        warn(
-            f"apm-git: WARNING: {name} is too large for apm-git to check, so it was NOT committed; it stays on disk "
-            "as it is: split it (see the finding above), then flush again",
-        )
+        warn(f"apm-git: WARNING: {too_large_line(name)}")
     for section in result.withheld_sections:
         warn(f"apm-git: WARNING: {withheld_line(section)}")
     for note in result.notes + result.cut:

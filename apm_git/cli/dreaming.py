@@ -160,11 +160,29 @@ def import_cmd(ctx: click.Context, show_plan: bool, plan_file: IO[str] | None) -
     return EXIT_OK
 
 
+SKIPS_SHOWN = 3  # per file and reason; `--plan` (JSON) lists every one
+
+
+def _skip_lines(skipped: list[dict[str, Any]]) -> list[str]:
+    """A line per skipped section, the first few of each file and reason: a journal of 100,000 sections with no
+    room printed 100,000 lines that said the same."""
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for skip in skipped:
+        groups.setdefault((skip["file"], skip["reason"]), []).append(skip)
+    lines = []
+    for (file, reason), group in groups.items():
+        lines += [f"  skip: {file}:{skip['line']}: {reason}" for skip in group[:SKIPS_SHOWN]]
+        if len(group) > SKIPS_SHOWN:
+            lines.append(f"  skip: {file}: and {len(group) - SKIPS_SHOWN:,} more section(s) for the same reason "
+                         "(`apm-git import --plan` lists them)")
+    return lines
+
+
 def _import_text(data: dict[str, Any]) -> str:
     items, skipped = data["import"], data["skipped"]
     lines = [f"apm-git: import would turn {len(items)} section(s) into records (nothing changed)"]
     lines += [f"  import: {i['id']} {i['file']}:{i['line']} ({i['form']}, {i['kind']})" for i in items]
-    lines += [f"  skip: {s['file']}:{s['line']}: {s['reason']}" for s in skipped]
+    lines += _skip_lines(skipped)
     if items:
         lines.append("  carry it out: `apm-git import --plan > plan.json`, edit it if you like, "
                      "then `apm-git import --apply plan.json`")

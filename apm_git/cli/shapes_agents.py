@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from apm_git.cli.shapes import VERSION
+from apm_git.cli.shapes import VERSION, withheld_json
 
 if TYPE_CHECKING:
     from apm_git.agents.audit import AuditResult
@@ -28,6 +28,7 @@ def recall_json(result: RecallResult) -> dict[str, Any]:
         "tokens": result.tokens,
         "budget": result.budget,
         "method": result.method,
+        "withheld": withheld_json(result.withheld),
     }
 
 
@@ -97,6 +98,8 @@ def sync_json(result: SyncResult) -> dict[str, Any]:
         "flushed": result.flushed,
         "flush_notes": list(result.flush_notes),
         "withheld": list(result.withheld),
+        "withheld_sections": withheld_json(result.withheld_sections),
+        "too_large": list(result.too_large),
         "pushed": result.pushed,
         "push_attempts": result.push_attempts,
         "set_upstream": result.set_upstream,

@@ -7,7 +7,7 @@ from typing import Any
 import click
 
 from apm_git.cli import shapes_agents
-from apm_git.cli.base import emit, state, text_of, warn
+from apm_git.cli.base import emit, state, text_of, too_large_line, warn, withheld_line
 from apm_git.errors import EXIT_FINDINGS, EXIT_OK, UsageError
 
 
@@ -36,9 +36,10 @@ def sync_cmd(ctx: click.Context, remote: str | None, branch: str | None, gather:
     emit(ctx, shapes_agents.sync_json(result), text_of(sync_lines(result)))
     for note in result.flush_notes:
         warn(f"apm-git: WARNING: {note}")
-    for name in result.withheld:
-        warn(f"apm-git: WARNING: {name} was NOT committed (a suspected secret, or too large to check); it "
-             "stays on disk as it is: `apm-git flush` says why")
+    for section in result.withheld_sections:  # the words flush uses: a section is withheld, not its file
+        warn(f"apm-git: WARNING: {withheld_line(section)}")
+    for name in result.too_large:
+        warn(f"apm-git: WARNING: {too_large_line(name)}")
     for note in result.notes:
         warn(f"apm-git: WARNING: {note}")
     for over in result.journals_over_budget:

@@ -11,6 +11,11 @@ live memory holds a match.
 
 The archive is never recalled: it ranks below live memory everywhere, and only `search --archive` asks for it;
 the plain scan (no FTS5) leaves it out before it ranks, so archived passages cannot crowd out live ones.
+
+A matching section that holds a suspected secret (not marked a false positive) is never recalled, as
+`load` passes it over (apm_git/operations/withheld.py): the agent reads one line instead that names
+where it is, the kind and how to clear it, never the secret.  Only the sections that matched are
+scanned, and what a text holds is cached by its blob id, so a prompt that recalls nothing pays nothing.
 """
 from __future__ import annotations
 
@@ -19,10 +24,12 @@ from typing import TYPE_CHECKING
 
 from apm_git.errors import UsageError
 from apm_git.model.vocabulary import SearchMethod
+from apm_git.model.withhold import WithheldSection
 from apm_git.store import tokens
 from apm_git.store.repo import MemoryRepo
 
 if TYPE_CHECKING:  # the hook imports as little as it can
+    from apm_git.operations.withheld import Redactor
     from apm_git.search.index import Hit
     from apm_git.search.terms import Term
 
@@ -31,6 +38,7 @@ CANDIDATES = 40  # passages the index ranks for a prompt
 # A passage scoring under this share of the best one is left out: on benchmarks/recall_dialogs.py it held only
 # a prompt's common words (a name) and cut the tokens spent by a third without losing any evidence.
 FLOOR = 0.3
+WITHHELD_NAMED = 3  # places the one line names; the rest are counted
 
 
 @dataclasses.dataclass
@@ -76,6 +84,7 @@ class RecallResult:
     tokens: int
     budget: int
     method: SearchMethod
+    withheld: list[WithheldSection] = dataclasses.field(default_factory=list)  # matched, left out: a suspected secret
 
 
 def recall(repo: MemoryRepo, prompt: str, *, budget: int = DEFAULT_BUDGET) -> RecallResult:
@@ -100,22 +109,33 @@ def recall(repo: MemoryRepo, prompt: str, *, budget: int = DEFAULT_BUDGET) -> Re
             index.close()
     if hits:
         counter = tokens.Counter(repo.config.encoding, str(repo.state_dir / tokens.CACHE_FILE))
-        _fill(repo, result, hits, wanted, counter)
+        _fill(repo, result, hits, wanted, counter).save()
         counter.save()
     return result
 
 
 def _fill(repo: MemoryRepo, result: RecallResult, hits: list[Hit], wanted: list[Term],
-          counter: tokens.Counter) -> None:
-    """Take passages in rank order while the budget lasts; cut the best one when not even it fits."""
+          counter: tokens.Counter) -> Redactor:
+    """Take passages in rank order while the budget lasts; cut the best one when not even it fits.  A section
+    that holds a suspected secret gives none of its passages (`result.withheld` names it once)."""
+    from apm_git.operations.withheld import Redactor  # here: a prompt that matches nothing never loads it
     from apm_git.search.scan import matched
 
+    redactor = Redactor(repo)
     groups: dict[tuple[str, int], Recalled] = {}
+    judged: dict[tuple[str, int], bool] = {}  # section -> withheld
     floor = FLOOR * hits[0].score
     for hit in hits:
         if hit.score < floor:
             break
         key = (hit.path, hit.line)
+        if key not in judged:
+            withheld = _withheld(redactor, repo.repo_path(hit.path), hit.line, hit.heading, hit.text)
+            judged[key] = withheld is not None
+            if withheld is not None:
+                result.withheld.append(withheld)
+        if judged[key]:
+            continue
         group = groups.get(key)
         text = hit.passage_text
         cost = counter.count(text) + (0 if group else counter.count(_header(repo, hit)))
@@ -136,6 +156,7 @@ def _fill(repo: MemoryRepo, result: RecallResult, hits: list[Hit], wanted: list[
         group.texts.insert(at, text)
         group.line = group.lines[0][0]
         group.matched = list(dict.fromkeys([*group.matched, *matched(hit, wanted)]))
+    return redactor
 
 
 def _header(repo: MemoryRepo, hit: Hit) -> str:
@@ -163,16 +184,41 @@ def _cut(text: str, budget: int, counter: tokens.Counter) -> str:
     return " ".join(words[:low]) + " …" if low else ""
 
 
+def _withheld(redactor: Redactor, path: str, start: int, heading: str, text: str) -> WithheldSection | None:
+    """The section `text` (line `start` of `path`) as left out for a suspected secret, or None when it holds none."""
+    found = redactor.suspects(path, text)
+    if not found:
+        return None
+    first = min(found)
+    kinds = sorted({kind for line_kinds in found.values() for kind in line_kinds})
+    named = None if first == 1 and text.lstrip().startswith("#") else heading  # never show a heading that holds it
+    return WithheldSection(path, start + first - 1, named, kinds)
+
+
+def withheld_line(result: RecallResult) -> str:
+    """The one line the agent reads about matching sections left out (suspected secrets); never the secret."""
+    sections = result.withheld
+    places = "; ".join(f"{item.path}:{item.line} ({', '.join(item.kinds)})" for item in sections[:WITHHELD_NAMED])
+    more = f"; and {len(sections) - WITHHELD_NAMED} more" if len(sections) > WITHHELD_NAMED else ""
+    what = "1 section" if len(sections) == 1 else f"{len(sections)} sections"
+    return (f"[apm-git: {what} of memory matching this prompt left out here: "
+            f"{'it holds' if len(sections) == 1 else 'each holds'} what looks like a credential "
+            f"({places}{more}); to clear: remove the secret and note where it lives instead, or if it is not one, "
+            "`apm-git allow-secret PATH:LINE`; then `apm-git flush`]")
+
+
 def markdown(result: RecallResult) -> str:
     """What the agent reads: a line that says where it came from, then the heading path and date, then the
     passages of each section."""
     if not result.sections:
-        return ""
+        return f"{withheld_line(result)}\n" if result.withheld else ""
     parts = ["# Memory recalled by apm-git for this prompt\n"]
     for item in result.sections:
         ref = f"entry {item.entry_id}, " if item.entry_id else ""
         head = "" if item.headed else f"## {item.place}\n"
         parts.append(f"\n<!-- apm-git: {ref}{item.file}:{item.line} -->\n{head}{item.text.rstrip()}\n")
+    if result.withheld:
+        parts.append(f"\n{withheld_line(result)}\n")
     return "".join(parts)
 
 

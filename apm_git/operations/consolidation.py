@@ -148,8 +148,10 @@ def left_out_note(paths: Collection[str]) -> str:
     """One line: what a run left out (repo-relative paths) and how to resolve it."""
     files = ", ".join(sorted(paths)[:3]) + (f" and {len(paths) - 3} more" if len(paths) > 3 else "")
     return (
-        f"left out {files}: uncommitted (flush withheld it: a suspected secret); remove the secret, or mark a false "
-        "positive with `apm-git allow-secret PATH:LINE` (`apm-git status` shows where), then `apm-git flush`"
+        f"left out {files}: {'it holds' if len(paths) == 1 else 'each holds'} a section with a suspected secret, "
+        "which flush keeps uncommitted; remove the "
+        "secret, or mark a false positive with `apm-git allow-secret PATH:LINE` (`apm-git status` shows where), "
+        "then `apm-git flush`"
     )
 
 
