@@ -587,6 +587,68 @@ def log_changes(root: Path, revision: str, paths: Sequence[str]) -> list[Logged]
     return logged
 
 
+class LineCounts(NamedTuple):
+    """What one commit did to one file's lines (`git log -p -U0`): lines added and removed, and of those
+    the lines that start with the `marked` prefix."""
+
+    path: str
+    added: int
+    removed: int
+    marked_added: int
+    marked_removed: int
+
+
+def log_line_counts(
+    root: Path, revision: str, paths: Sequence[str], marked: bytes,
+) -> list[tuple[Commit, list[LineCounts]]]:
+    """The commits `revision` reaches that touched `paths`, oldest first (first parents: what the branch
+    held), each with what it did to each file's lines (renames as a deletion and an addition), in one
+    `git log -p -U0`."""
+    data = _run(root, "-c", "core.quotepath=off", "log", "--reverse", "--first-parent", "--diff-merges=first-parent",
+                "-p", "-U0", "--no-renames", "--no-color",
+                "--no-ext-diff", "--no-textconv", "--format=%x1e%H%x00%cI%x00%P%x00%s%x1f", "--end-of-options",
+                revision, "--", *paths).stdout
+    found = []
+    for chunk in data.split(b"\x1e")[1:]:
+        head, _, patch = chunk.partition(b"\x1f")
+        sha, date, parents, subject = head.decode("utf-8", "replace").split("\0")[:4]
+        commit = Commit(sha.lstrip("\n"), date, tuple(parents.split()), subject, "")
+        found.append((commit, _line_counts(patch, marked)))
+    return found
+
+
+def _line_counts(patch: bytes, marked: bytes) -> list[LineCounts]:
+    files: list[LineCounts] = []
+    path, counts, header = "", [0, 0, 0, 0], False
+    plus, minus = b"+" + marked, b"-" + marked
+    for line in patch.split(b"\n"):
+        if line.startswith(b"diff --git "):
+            if path:
+                files.append(LineCounts(path, *counts))
+            path, counts, header = "", [0, 0, 0, 0], True
+        elif header:  # `--- a/PATH` and `+++ b/PATH` until the first hunk
+            if line.startswith((b"+++ ", b"--- ")) and line[4:] != b"/dev/null":
+                path = _unquote(line[4:].decode("utf-8", "surrogateescape"))[2:]
+            header = not line.startswith(b"@@")
+        elif line.startswith(b"+"):
+            counts[0] += 1
+            counts[2] += line.startswith(plus)
+        elif line.startswith(b"-"):
+            counts[1] += 1
+            counts[3] += line.startswith(minus)
+    if path:
+        files.append(LineCounts(path, *counts))
+    return files
+
+
+def _unquote(name: str) -> str:
+    """A path as `git diff` prints it: C-quoted when it holds unusual characters."""
+    if not (name.startswith('"') and name.endswith('"')):
+        return name
+    raw = name[1:-1].encode("latin-1", "backslashreplace").decode("unicode_escape").encode("latin-1")
+    return raw.decode("utf-8", "surrogateescape")
+
+
 def rev_list(root: Path, revision: str) -> list[str]:
     """The commits `revision` reaches, oldest first."""
     return _out(root, "rev-list", "--reverse", "--end-of-options", revision).split()

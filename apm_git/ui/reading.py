@@ -1,0 +1,171 @@
+"""What the page shows, read from the memory: no HTML here (apm_git/ui/pages.py draws it).
+
+- the memory as an agent loads it: the files in the order of progressive loading (L1, then the
+  category files of L2, the journals, the DM memory, each group from its entry gate), each with its
+  lines against its budget and its entries; then the archive;
+- one file's sections and entries, with fitness, tags and REM's score;
+- one entry's life: what `history` knows, with the entry's lines before and after each commit.
+"""
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import difflib
+
+from apm_git import clock, git
+from apm_git.commands.history import HistoryEvent, history
+from apm_git.dreaming.locate import entry_block
+from apm_git.dreaming.score import record_score
+from apm_git.errors import ApmGitError
+from apm_git.model import dated, names
+from apm_git.model.records import Record, parse
+from apm_git.store import layout
+from apm_git.store.repo import MemoryRepo
+
+HEADING = b"## ["
+
+
+@dataclasses.dataclass(frozen=True)
+class FileRow:
+    rel: str  # memory-relative
+    path: str  # repo-relative
+    lines: int
+    budget: int | None
+    entries: int
+
+    @property
+    def share(self) -> float:
+        return 0.0 if not self.budget else self.lines / self.budget
+
+
+@dataclasses.dataclass
+class Layer:
+    title: str
+    note: str
+    files: list[FileRow]
+
+
+def _row(repo: MemoryRepo, rel: str) -> FileRow:
+    data = repo.path(rel).read_bytes()
+    lines = data.count(b"\n") + (bool(data) and not data.endswith(b"\n"))
+    entries = data.count(b"\n" + HEADING) + data.startswith(HEADING)
+    return FileRow(rel, repo.repo_path(rel), lines, repo.config.budget_for(rel), entries)
+
+
+def overview(repo: MemoryRepo, today: dt.date | None = None) -> list[Layer]:
+    """Every memory file, in the order an agent's loads reach them."""
+    today = today or clock.today()
+    every = list(repo.markdown_files())
+    placed: set[str] = set()
+
+    def take(rels: list[str]) -> list[FileRow]:
+        chosen = [rel for rel in rels if rel in present and rel not in placed]
+        placed.update(chosen)
+        return [_row(repo, rel) for rel in chosen]
+
+    present = set(every)
+    recent = [dated.journal_name(day) for day in (today, today - dt.timedelta(days=1))]
+    layers = [
+        Layer("L1: loaded first", "the index and today's and yesterday's journals", take([names.INDEX, *recent])),
+        Layer("L2: by the intent's domain", "the category files", take(layout.category_files(repo))),
+        Layer("Journals", "light sleep: deep sleep promotes from them", take(list(reversed(layout.journals(repo))))),
+    ]
+    main = [rel for rel in every if rel.startswith(f"{names.MAIN}/")]
+    if main:
+        layers.append(Layer("Direct messages", "main/: the index first", take([names.MAIN_INDEX, *main])))
+    for group in layout.groups(repo):
+        inside = [rel for rel in every if rel.startswith(f"{layout.group_dir(group)}/")]
+        layers.append(Layer(f"Group {group}", "its entry gate first; never loaded with another group",
+                            take([layout.group_index(group), *inside])))
+    archive = [rel for rel in every if rel.startswith(f"{names.ARCHIVE}/")]
+    rest = [rel for rel in every if rel not in placed and rel not in archive]
+    if rest:
+        layers.append(Layer("Other files", "found by search (L3)", take(rest)))
+    layers.append(Layer("Archive", "L3 only: search --archive", take(list(reversed(archive)))))
+    return [layer for layer in layers if layer.files]
+
+
+@dataclasses.dataclass(frozen=True)
+class EntryView:
+    entry_id: str
+    title: str
+    date: str
+    proven: bool
+    tags: list[str]
+    hits: int | None
+    last_referenced: str | None
+    value: str | None
+    score: int | None
+    body: str
+    conflicts: str | None
+    archived: str | None
+    line: int
+    text: str
+
+
+@dataclasses.dataclass(frozen=True)
+class SectionView:
+    heading: str
+    line: int
+    lines: int
+    text: str
+
+
+def entry_view(repo: MemoryRepo, record: Record, today: dt.date) -> EntryView:
+    fitness = record.fitness
+    score = record_score(record, today, repo.config.rem, fitness) if fitness is not None and record.ok else None
+    return EntryView(
+        record.id, record.title, record.date, record.proven, record.tags,
+        None if fitness is None else fitness.hit_count,
+        None if fitness is None else fitness.last_referenced.isoformat(),
+        None if fitness is None else fitness.decision_value, score, record.body, record.field("Conflicts"),
+        record.field("Archived"), record.line_no, record.text.rstrip(),
+    )
+
+
+def file_view(repo: MemoryRepo, rel: str) -> tuple[FileRow, list[EntryView | SectionView]]:
+    today = clock.today()
+    parsed = parse(repo.read(rel) or "")
+    shown: list[EntryView | SectionView] = []
+    if parsed.preamble.text.strip():
+        shown.append(SectionView("(before the first heading)", 1, len(parsed.preamble.lines), parsed.preamble.text))
+    for block in parsed.blocks:
+        if isinstance(block, Record) and block.date and block.title:
+            shown.append(entry_view(repo, block, today))
+        else:
+            shown.append(SectionView(block.heading.strip(), block.line_no, len(block.lines), block.text))
+    return _row(repo, rel), shown
+
+
+@dataclasses.dataclass(frozen=True)
+class Step:
+    event: HistoryEvent
+    diff: list[str]  # unified diff lines of the entry (before -> after the commit)
+
+
+def life(repo: MemoryRepo, entry_id: str) -> tuple[list[Step], str | None]:
+    """The entry's history with its diff at each step, or the one line saying why there is none."""
+    try:
+        events = history(repo, entry_id)
+    except ApmGitError as error:
+        return [], str(error)
+    specs = []
+    for event in events:
+        specs += [f"{event.commit}^:{event.source or event.file}", f"{event.commit}:{event.file}"]
+    blobs = git.cat_files(repo.root, specs)
+    steps = []
+    for event in events:
+        origin = event.source or event.file
+        before = _block(blobs.get(f"{event.commit}^:{origin}"), entry_id, origin)
+        after = _block(blobs.get(f"{event.commit}:{event.file}"), entry_id, event.file)
+        diff = list(difflib.unified_diff(before.split("\n") if before else [], after.split("\n") if after else [],
+                                         "before", "after", lineterm="", n=20))[2:]
+        steps.append(Step(event, diff))
+    return steps, None
+
+
+def _block(data: bytes | None, entry_id: str, path: str) -> str | None:
+    if data is None:
+        return None
+    day = dated.journal_date(path.rsplit("/", 1)[-1])
+    return entry_block(data.decode("utf-8", "replace"), entry_id, day)
