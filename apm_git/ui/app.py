@@ -137,25 +137,25 @@ def make_app(repo_path: Path, token: str, *, read_only: bool = False) -> Starlet
         return _html(page.frame("Memory over time", body))
 
     def proposals_view(request: Request) -> Response:
-        from apm_git.operations import proposals
+        from apm_git.operations import proposals as offered
 
         repo = seat.repo()
         page = seat.page(repo)
         message, error = _said(request)
-        return _html(page.frame("Proposals", pages.proposals_page(page, proposals.open_proposals(repo)),
+        return _html(page.frame("Proposals", pages.proposals_page(page, offered.open_proposals(repo)),
                                 message=message, error=error))
 
     def proposal_view(request: Request) -> Response:
-        from apm_git.operations import proposals
+        from apm_git.operations import proposals as offered
 
         repo = seat.repo()
         page = seat.page(repo)
-        found = proposals.by_name(repo, request.path_params["name"])
+        found = offered.by_name(repo, request.path_params["name"])
         if found is None:
             return _html(page.frame("No such proposal", "<p>It was accepted or rejected, or never made.</p>"), 404)
         message, error = _said(request)
         return _html(page.frame(f"Proposal {found.name}",
-                                pages.proposal_page(page, found, proposals.item_blocks(repo, found)),
+                                pages.proposal_page(page, found, offered.item_blocks(repo, found)),
                                 message=message, error=error))
 
     def stylesheet(request: Request) -> Response:
@@ -229,10 +229,10 @@ def make_app(repo_path: Path, token: str, *, read_only: bool = False) -> Starlet
         return "/", f"forgot {entry_id} as {done.commit[:12]} ({done.reason})"
 
     def accept(repo: MemoryRepo, request: Request, fields: dict[str, Any]) -> tuple[str, str]:
-        from apm_git.operations import proposals
+        from apm_git.operations import proposals as offered
 
         name = str(request.path_params["name"])
-        found = proposals.by_name(repo, name)
+        found = offered.by_name(repo, name)
         if found is None:
             from apm_git.errors import FindingsError
 
@@ -243,14 +243,14 @@ def make_app(repo_path: Path, token: str, *, read_only: bool = False) -> Starlet
             from apm_git.errors import UsageError
 
             raise UsageError("no item checked: check the items to accept, or reject the proposal")
-        done = proposals.accept(repo, name, drop=dropped)
+        done = offered.accept(repo, name, drop=dropped)
         return "/proposals", done.summary
 
     def reject(repo: MemoryRepo, request: Request, fields: dict[str, Any]) -> tuple[str, str]:
-        from apm_git.operations import proposals
+        from apm_git.operations import proposals as offered
 
         name = str(request.path_params["name"])
-        proposals.reject(repo, name)
+        offered.reject(repo, name)
         return "/proposals", f"rejected {name}"
 
     def _back(request: Request) -> str:
