@@ -128,7 +128,7 @@ def _with_change(repo: MemoryRepo, found: _Found, entry_id: str,
 
 def record_text(repo: MemoryRepo, entry_id: str) -> str:
     """The entry's record as HEAD holds it (what `apm-git edit ENTRY-ID` prints, to edit)."""
-    return "".join(_trimmed(find_committed(repo, entry_id).record))
+    return "".join(_trimmed(find_committed(repo, entry_id).record)).rstrip("\r\n")
 
 
 def edit(repo: MemoryRepo, entry_id: str, new_text: str) -> Curated:

@@ -204,7 +204,8 @@ def _commit_proposal(repo: MemoryRepo, result: StageResult, changes: Changes, bo
     state_files = {repo.repo_path(name) for name in ("flush-state.json", "INDEX.md")}
     made = Proposed(result)
     if set(contents) <= state_files:
-        return made  # nothing to propose
+        record_quiet_run(repo, result.stage)  # nothing to propose: as a run with nothing to do (docs/commits.md)
+        return made
     name = f"{result.stage}-{day.isoformat()}"
     items = items_of(result.trailers)
     same_stage = [p for p in open_proposals(repo) if p.stage == result.stage]
