@@ -57,9 +57,11 @@ def bar(lines: int, budget: int | None) -> str:
         return f'<span class="nobudget">{lines} lines</span>'
     share = lines / budget if budget else 1.0
     css = "over" if lines > budget else "near" if share >= 0.8 else "ok"
-    width = min(100.0, share * 100)
-    return (f'<span class="bar {css}" title="{lines} of {budget} lines"><span style="width:{width:.0f}%"></span>'
-            f'</span> <span class="figure">{lines}/{budget}</span>')
+    width = min(160.0, share * 160)  # SVG attributes, not a style: the Content Security Policy allows no inline style
+    return (f'<svg class="bar {css}" width="160" height="10" role="img" aria-label="{lines} of {budget} lines">'
+            f'<title>{lines} of {budget} lines</title><rect width="160" height="10" rx="5" class="track"/>'
+            f'<rect width="{width:.0f}" height="10" rx="5" class="fill"/></svg> '
+            f'<span class="figure">{lines}/{budget}</span>')
 
 
 def file_link(page: Page, row: FileRow) -> str:
@@ -187,7 +189,7 @@ def proposal_page(page: Page, proposal: Any, blocks: dict[str, tuple[str | None,
         box = (f'<input type="checkbox" name="accept" value="{e(item.key)}" checked '
                f'aria-label="accept {e(item.key)}">' if not page.read_only else "")
         rows.append(f'<li class="item"><label>{box} <b>{e(item.verb)}</b> <code>{e(item.key)}</code> '
-                    f'<span class="where">{e(item.detail)}</span></label>'
+                    f'<span class="where">{e(item.detail.removeprefix(item.key).strip())}</span></label>'
                     f'{f"<pre class=diff>{diff}</pre>" if diff else ""}</li>')
     head = (f'<p>{e(proposal.stage)} proposed {e(proposal.date[:10])} on <code>{e(proposal.base[:12])}</code> · '
             f'{e(proposal.state)} · <code>apm-git accept {e(proposal.name)}</code></p>')

@@ -59,7 +59,7 @@ def overview(repo: MemoryRepo, today: dt.date | None = None) -> list[Layer]:
     placed: set[str] = set()
 
     def take(rels: list[str]) -> list[FileRow]:
-        chosen = [rel for rel in rels if rel in present and rel not in placed]
+        chosen = [rel for rel in dict.fromkeys(rels) if rel in present and rel not in placed]
         placed.update(chosen)
         return [_row(repo, rel) for rel in chosen]
 

@@ -6,7 +6,7 @@ What keeps it the user's alone (docs/ui.md):
 - the Host header must name this address and port, and an Origin, when a browser sends one, must be
   this page's own: a DNS-rebinding page (evil.example resolving to 127.0.0.1) is refused (421 / 403);
 - GET, HEAD and POST only; no script runs on the page (Content-Security-Policy), it is never framed,
-  and no Referer leaves it (the token is in the URL);
+  and no Referer leaves for another site (the token is in the URL);
 - no request path reaches the filesystem unchecked: a file is shown only when the memory's own listing
   holds the path asked for, an entry id must be an entry id, a proposal must be one of the open
   proposals, and the stylesheet is one fixed name;
@@ -36,7 +36,7 @@ SECURITY_HEADERS = [
      b"default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; "
      b"base-uri 'none'"),
     (b"x-content-type-options", b"nosniff"),
-    (b"referrer-policy", b"no-referrer"),
+    (b"referrer-policy", b"same-origin"),  # the token never leaves in a Referer; a form still names its Origin
     (b"x-frame-options", b"DENY"),
     (b"cache-control", b"no-store"),
 ]

@@ -84,7 +84,7 @@ def test_an_edit_past_the_budget_is_refused_with_lints_line(repo: MemoryRepo, ru
 
 def test_hit_commit_counts_and_commits_only_the_fitness_lines(repo: MemoryRepo, run_cli: Invoke) -> None:
     seeded(repo)
-    code, out, err = cli(run_cli, repo, "hit", "--commit", "2026-01-15-use-redis", "2026-01-16-pin-the-runner")
+    code, _out, err = cli(run_cli, repo, "hit", "--commit", "2026-01-15-use-redis", "2026-01-16-pin-the-runner")
     assert code == 0, err
     diff = git(repo.root, "show", "--format=", "-U0", "HEAD")
     assert [line for line in diff.splitlines() if line.startswith(("+- Fitness", "-- Fitness"))] == [
@@ -100,7 +100,7 @@ def test_hit_commit_counts_and_commits_only_the_fitness_lines(repo: MemoryRepo, 
 
 def test_restore_moves_an_archived_entry_back_where_it_was(repo: MemoryRepo, run_cli: Invoke) -> None:
     seeded(repo)
-    code, out, err = cli(run_cli, repo, "restore", "2025-11-02-old-idea")
+    code, _out, err = cli(run_cli, repo, "restore", "2025-11-02-old-idea")
     assert code == 0, err
     decisions = head_text(repo, "memory/decisions.md")
     assert decisions.startswith(DECISIONS) and "## [2025-11-02] Old idea" in decisions
