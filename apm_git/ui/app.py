@@ -39,18 +39,32 @@ class Seat:
         self.read_only = read_only
         self.writing = threading.Lock()
         self.history = threading.Lock()  # held while the history is read for the charts
+        self.known: Any = None  # the history as last read (ui/timeline.py), kept in memory
+        self.counted: dict[str, tuple[int, int, int, int]] = {}  # file -> size, mtime, lines, entries
 
     def repo(self) -> MemoryRepo:
         return open_repo(self.repo_path)
+
+    def timeline(self, repo: MemoryRepo) -> Any:
+        """The history read for the charts and the lives (ui/timeline.py); None while the first reading runs."""
+        from apm_git.ui import timeline
+
+        if not self.history.acquire(timeout=0.05):
+            return None
+        try:
+            self.known = timeline.read(repo, self.known) or timeline.Timeline("", [], {}, {})
+            return self.known
+        finally:
+            self.history.release()
 
     def page(self, repo: MemoryRepo) -> pages.Page:
         return pages.Page(self.token, self.read_only, repo.root.name)
 
     def warm(self) -> None:
-        from apm_git.ui import charts
+        from apm_git.ui import timeline
 
         with self.history, contextlib.suppress(ApmGitError):
-            charts.rows(self.repo())
+            self.known = timeline.read(self.repo(), self.known)
 
 
 def _html(text: str, status: int = 200) -> HTMLResponse:
@@ -77,7 +91,7 @@ def make_app(repo_path: Path, token: str, *, read_only: bool = False) -> Starlet
 
             found = pages.search_results(page, query, search(repo, query, limit=50))
         message, error = _said(request)
-        body = pages.overview(page, reading.overview(repo), found)
+        body = pages.overview(page, reading.overview(repo, counted=seat.counted), found)
         return _html(page.frame("Memory as the agent loads it", body, message=message, error=error, query=query))
 
     def file(request: Request) -> Response:
@@ -101,15 +115,20 @@ def make_app(repo_path: Path, token: str, *, read_only: bool = False) -> Starlet
         page = seat.page(repo)
         if not is_entry_id(entry_id):
             return _html(page.frame("Not an entry id", "<p>Entry ids look like 2026-04-06-redis-cache.</p>"), 404)
+        read = seat.timeline(repo)
+        # Where HEAD holds it: the file of its last step, else (a history not read yet) a search of HEAD.
+        found = reading.committed(repo, entry_id, read)
+        if found is None and read is None:
+            with contextlib.suppress(ApmGitError):
+                done = find_committed(repo, entry_id)
+                found = done.path, done.record
         view = path = None
-        try:
-            found = find_committed(repo, entry_id)
+        if found is not None:
             from apm_git import clock
 
-            view, path = reading.entry_view(repo, found.record, clock.today()), found.path
-        except ApmGitError:
-            pass
-        steps, why = reading.life(repo, entry_id)
+            path, view = found[0], reading.entry_view(repo, found[1], clock.today())
+        steps, why = reading.life(repo, entry_id, read) if read is not None else (
+            [], "the history is being read (once, as the page starts); reload in a moment")
         message, error = _said(request)
         return _html(page.frame(entry_id, pages.entry_page(page, view, path, steps, why), message=message,
                                 error=error))
@@ -119,12 +138,10 @@ def make_app(repo_path: Path, token: str, *, read_only: bool = False) -> Starlet
 
         repo = seat.repo()
         page = seat.page(repo)
-        if not seat.history.acquire(timeout=0.05):
+        read = seat.timeline(repo)
+        if read is None:
             return _html(page.frame("Memory over time", pages.charts_page(page, "", [], 0, pending=True)))
-        try:
-            every = charts.rows(repo)
-        finally:
-            seat.history.release()
+        every = read.rows
         budgets = []
         for rel in repo.markdown_files():
             budget = repo.config.budget_for(rel)

@@ -1,29 +1,19 @@
 """The memory over time, drawn from git history: lines per file against its budget, entries per stage.
 
-One `git log -p -U0` over the memory dir (git.log_line_counts) gives, per commit and file, the lines
-added and removed and, of those, the record headings (`## [`).  What that derives is kept in
-`.git/apm-git/ui-history.json`, keyed by the commit it ends at: the next view reads only the commits
-made since (when the old end is an ancestor of HEAD), so a 5,000-commit history is read once.
-The charts are SVG drawn here, on the server: no script, nothing fetched.
+The figures come from the history read once and kept by commit id (apm_git/ui/timeline.py): per commit
+and file, the lines added and removed and the record headings added and removed.  The charts are SVG
+drawn here, on the server: no script, nothing fetched.
 """
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-import json
 from html import escape
 
-from apm_git import git
-from apm_git.model import dated, names
-from apm_git.store.atomic import write_atomic
 from apm_git.store.repo import MemoryRepo
+from apm_git.ui.timeline import Row, stage_of
 
-CACHE = "ui-history.json"
-CACHE_VERSION = 1
-HEADING = b"## ["
 STAGES = ("journals", "live", "archive")
 MAX_POINTS = 300  # per series: a chart is a few hundred pixels wide
-Row = tuple[str, str, dict[str, list[int]]]  # commit, date, path -> [added, removed, headings added, headings removed]
 
 
 @dataclasses.dataclass
@@ -35,44 +25,6 @@ class Series:
     lines: dict[str, list[int]]  # repo path -> lines after each commit
 
 
-def rows(repo: MemoryRepo) -> list[Row]:
-    """Every commit of HEAD's first-parent history that touched the memory, oldest first, from the cache."""
-    head = git.head(repo.root)
-    if head is None:
-        return []
-    path = repo.state_dir / CACHE
-    cached: list[Row] = []
-    since: str | None = None
-    try:
-        data = json.loads(path.read_bytes())
-        if data.get("version") == CACHE_VERSION and data.get("memory_dir") == repo.memory_prefix:
-            if data["head"] == head:
-                return [tuple(row) for row in data["rows"]]
-            if git.is_ancestor(repo.root, data["head"], head):
-                cached, since = [tuple(row) for row in data["rows"]], data["head"]
-    except (OSError, ValueError, KeyError, TypeError):
-        pass
-    revision = f"{since}..{head}" if since else head
-    fresh: list[Row] = [
-        (commit.sha, commit.date, {c.path: [c.added, c.removed, c.marked_added, c.marked_removed] for c in counts})
-        for commit, counts in git.log_line_counts(repo.root, revision, [repo.memory_prefix], HEADING)
-    ]
-    every = cached + fresh
-    with contextlib.suppress(OSError):  # a read-only git dir: the next view reads the history again
-        write_atomic(path, json.dumps({"version": CACHE_VERSION, "memory_dir": repo.memory_prefix, "head": head,
-                                       "rows": every}, separators=(",", ":")).encode("utf-8"))
-    return every
-
-
-def stage_of(repo: MemoryRepo, path: str) -> str | None:
-    rel = repo.memory_rel(path)
-    if rel is None or not rel.endswith(".md") or rel == names.INDEX:
-        return None
-    if rel.startswith(f"{names.ARCHIVE}/"):
-        return "archive"
-    return "journals" if "/" not in rel and dated.journal_date(rel) else "live"
-
-
 def series(repo: MemoryRepo, every: list[Row], files: list[str]) -> Series:
     """Entries per stage and the lines of `files` (repo paths) after each commit, downsampled to MAX_POINTS."""
     step = max(1, -(-len(every) // MAX_POINTS))
@@ -80,7 +32,7 @@ def series(repo: MemoryRepo, every: list[Row], files: list[str]) -> Series:
     stages = dict.fromkeys(STAGES, 0)
     out = Series([], {stage: [] for stage in STAGES}, {path: [] for path in files})
     stage_cache: dict[str, str | None] = {}
-    for index, (_, date, changes) in enumerate(every):
+    for index, (_, date, _subject, _trigger, changes) in enumerate(every):
         for path, (added, removed, marked_added, marked_removed) in changes.items():
             if path in lines:
                 lines[path] += added - removed

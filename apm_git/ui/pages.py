@@ -128,14 +128,12 @@ def entry_page(page: Page, entry: EntryView | None, path: str | None, steps: Seq
         parts.append(actions(page, entry))
     timeline = []
     for step in steps:
-        event = step.event
-        where = f"{event.source} → {event.file}" if event.source else event.file
+        where = f"{step.source} → {step.file}" if step.source else step.file
         diff = "".join(f'<span class="{_diff_class(line)}">{e(line)}</span>\n' for line in step.diff)
-        detail = f" ({e(event.detail)})" if event.detail else ""
         timeline.append(
-            f'<li class="step {e(event.what)}"><div><time>{e(event.date[:10])}</time> <b>{e(event.what)}</b>{detail} '
-            f'<span class="where">{e(where)}</span> <code>{e(event.commit[:7])}</code> <small>{e(event.trigger)} · '
-            f'{e(event.subject)}</small></div>{f"<pre class=diff>{diff}</pre>" if diff else ""}</li>')
+            f'<li class="step {e(step.what)}"><div><time>{e(step.date[:10])}</time> <b>{e(step.what)}</b> '
+            f'<span class="where">{e(where)}</span> <code>{e(step.commit[:7])}</code> <small>{e(step.trigger)} · '
+            f'{e(step.subject)}</small></div>{f"<pre class=diff>{diff}</pre>" if diff else ""}</li>')
     parts.append('<h2>Life</h2>' + (f'<ol class="timeline">{"".join(timeline)}</ol>' if timeline
                                      else f'<p class="empty">{e(why or "no history")}</p>'))
     return "".join(parts)

@@ -4,7 +4,8 @@
   category files of L2, the journals, the DM memory, each group from its entry gate), each with its
   lines against its budget and its entries; then the archive;
 - one file's sections and entries, with fitness, tags and REM's score;
-- one entry's life: what `history` knows, with the entry's lines before and after each commit.
+- one entry's life: what `history` tells (from the history read once, ui/timeline.py), with the entry's
+  lines before and after each commit.
 """
 from __future__ import annotations
 
@@ -13,14 +14,13 @@ import datetime as dt
 import difflib
 
 from apm_git import clock, git
-from apm_git.commands.history import HistoryEvent, history
 from apm_git.dreaming.locate import entry_block
 from apm_git.dreaming.score import record_score
-from apm_git.errors import ApmGitError
 from apm_git.model import dated, names
 from apm_git.model.records import Record, parse
 from apm_git.store import layout
 from apm_git.store.repo import MemoryRepo
+from apm_git.ui.timeline import Timeline
 
 HEADING = b"## ["
 
@@ -45,14 +45,25 @@ class Layer:
     files: list[FileRow]
 
 
-def _row(repo: MemoryRepo, rel: str) -> FileRow:
-    data = repo.path(rel).read_bytes()
-    lines = data.count(b"\n") + (bool(data) and not data.endswith(b"\n"))
-    entries = data.count(b"\n" + HEADING) + data.startswith(HEADING)
+def _row(repo: MemoryRepo, rel: str, counted: dict[str, tuple[int, int, int, int]] | None = None) -> FileRow:
+    """`rel` comes from `repo.markdown_files()`, which checked it (links out of the memory are left out);
+    `counted` keeps each file's figures by its size and time, for a server that shows them again and again."""
+    path = repo.memory / rel
+    stat = path.stat()
+    known = None if counted is None else counted.get(rel)
+    if known is not None and known[:2] == (stat.st_size, stat.st_mtime_ns):
+        lines, entries = known[2:]
+    else:
+        data = path.read_bytes()
+        lines = data.count(b"\n") + (bool(data) and not data.endswith(b"\n"))
+        entries = data.count(b"\n" + HEADING) + data.startswith(HEADING)
+        if counted is not None:
+            counted[rel] = (stat.st_size, stat.st_mtime_ns, lines, entries)
     return FileRow(rel, repo.repo_path(rel), lines, repo.config.budget_for(rel), entries)
 
 
-def overview(repo: MemoryRepo, today: dt.date | None = None) -> list[Layer]:
+def overview(repo: MemoryRepo, today: dt.date | None = None,
+             counted: dict[str, tuple[int, int, int, int]] | None = None) -> list[Layer]:
     """Every memory file, in the order an agent's loads reach them."""
     today = today or clock.today()
     every = list(repo.markdown_files())
@@ -61,7 +72,7 @@ def overview(repo: MemoryRepo, today: dt.date | None = None) -> list[Layer]:
     def take(rels: list[str]) -> list[FileRow]:
         chosen = [rel for rel in dict.fromkeys(rels) if rel in present and rel not in placed]
         placed.update(chosen)
-        return [_row(repo, rel) for rel in chosen]
+        return [_row(repo, rel, counted) for rel in chosen]
 
     present = set(every)
     recent = [dated.journal_name(day) for day in (today, today - dt.timedelta(days=1))]
@@ -73,10 +84,14 @@ def overview(repo: MemoryRepo, today: dt.date | None = None) -> list[Layer]:
     main = [rel for rel in every if rel.startswith(f"{names.MAIN}/")]
     if main:
         layers.append(Layer("Direct messages", "main/: the index first", take([names.MAIN_INDEX, *main])))
+    in_group: dict[str, list[str]] = {}
+    for rel in every:
+        parts = rel.split("/", 2)
+        if len(parts) == 3 and parts[0] == names.GROUPS:
+            in_group.setdefault(parts[1], []).append(rel)
     for group in layout.groups(repo):
-        inside = [rel for rel in every if rel.startswith(f"{layout.group_dir(group)}/")]
         layers.append(Layer(f"Group {group}", "its entry gate first; never loaded with another group",
-                            take([layout.group_index(group), *inside])))
+                            take([layout.group_index(group), *in_group.get(group, [])])))
     archive = [rel for rel in every if rel.startswith(f"{names.ARCHIVE}/")]
     rest = [rel for rel in every if rel not in placed and rel not in archive]
     if rest:
@@ -139,29 +154,52 @@ def file_view(repo: MemoryRepo, rel: str) -> tuple[FileRow, list[EntryView | Sec
 
 @dataclasses.dataclass(frozen=True)
 class Step:
-    event: HistoryEvent
+    date: str
+    commit: str
+    trigger: str
+    what: str
+    file: str
+    source: str  # "" when it did not change files
+    subject: str
     diff: list[str]  # unified diff lines of the entry (before -> after the commit)
 
 
-def life(repo: MemoryRepo, entry_id: str) -> tuple[list[Step], str | None]:
-    """The entry's history with its diff at each step, or the one line saying why there is none."""
-    try:
-        events = history(repo, entry_id)
-    except ApmGitError as error:
-        return [], str(error)
+def life(repo: MemoryRepo, entry_id: str, timeline: Timeline) -> tuple[list[Step], str | None]:
+    """The entry's life (what `history` tells, from the history read once: apm_git/ui/timeline.py) with its
+    diff at each step, or the one line saying why there is none."""
+    events = timeline.entries.get(entry_id, [])
+    if not events:
+        return [], f"no commit on this branch created or changed {entry_id}"
     specs = []
-    for event in events:
-        specs += [f"{event.commit}^:{event.source or event.file}", f"{event.commit}:{event.file}"]
+    for row, _, file, source in events:
+        sha = timeline.rows[row][0]
+        specs += [f"{sha}^:{source or file}", f"{sha}:{file}"]
     blobs = git.cat_files(repo.root, specs)
     steps = []
-    for event in events:
-        origin = event.source or event.file
-        before = _block(blobs.get(f"{event.commit}^:{origin}"), entry_id, origin)
-        after = _block(blobs.get(f"{event.commit}:{event.file}"), entry_id, event.file)
+    for row, what, file, source in events:
+        sha, date, subject, trigger, _ = timeline.rows[row]
+        origin = source or file
+        before = _block(blobs.get(f"{sha}^:{origin}"), entry_id, origin)
+        after = _block(blobs.get(f"{sha}:{file}"), entry_id, file)
         diff = list(difflib.unified_diff(before.split("\n") if before else [], after.split("\n") if after else [],
                                          "before", "after", lineterm="", n=20))[2:]
-        steps.append(Step(event, diff))
+        steps.append(Step(date, sha, trigger, what, file, source, subject, diff))
     return steps, None
+
+
+def committed(repo: MemoryRepo, entry_id: str, timeline: Timeline | None) -> tuple[str, Record] | None:
+    """The file HEAD holds the entry in and its record, by the file of the entry's last step (one blob read)."""
+    events = [] if timeline is None else timeline.entries.get(entry_id, [])
+    if not events:
+        return None
+    path = events[-1][2]
+    data = git.cat_files(repo.root, [f"HEAD:{path}"]).get(f"HEAD:{path}")
+    if data is None:
+        return None
+    for record in parse(data.decode("utf-8", "replace")).records:
+        if record.date and record.title and record.id == entry_id:
+            return path, record
+    return None
 
 
 def _block(data: bytes | None, entry_id: str, path: str) -> str | None:
