@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import urlencode, urlsplit
 
-from harness import APM, Context, Row, alternate, env, median_of
+from harness import APM, Context, Row, alternate, env, median_of, run
 
 SECTION = "ui"
 VIEW_TARGET = 0.2
@@ -77,7 +77,12 @@ def cold_charts(root: Path) -> tuple[float, int]:
 
 def run_section(ctx: Context) -> list[Row]:
     root = ctx.fresh_copy("large", "ui")
-    entry = ctx.repos["large"].live_ids[0]
+    entry, archived = ctx.repos["large"].live_ids[0], ctx.repos["large"].archived_ids[-1]
+    today = sorted(path.stem for path in (root / "memory").glob("20*.md"))[-1]
+    proposed = run((*APM, "rem", "--propose", "--force"), root, APM_GIT_NOW=f"{today}T12:00:00+00:00")
+    name = next(word for word in proposed.stdout.decode().split() if word.startswith("apm-git/proposals/"))
+    name = name.removeprefix("apm-git/proposals/")
+    items = proposed.stdout.decode().count("\n  Apm-")
     cold, commits = cold_charts(root)
     proc, page = start(root)
     try:
@@ -89,8 +94,10 @@ def run_section(ctx: Context) -> list[Row]:
             "memory as loaded (every file, budgets)": page.timed("/"),
             "search 'deploy'": page.timed("/", q="deploy"),
             "a file (decisions.md, its entries)": page.timed("/file", path="memory/decisions.md"),
-            f"an entry's life ({entry})": page.timed(f"/entry/{entry}"),
+            "an entry's life (a live entry)": page.timed(f"/entry/{entry}"),
+            "an entry's life (an archived entry)": page.timed(f"/entry/{archived}"),
             "proposals": page.timed("/proposals"),
+            f"a proposal of {items} items (REM)": page.timed(f"/proposals/{name}"),
             f"charts of {commits} commits (warm)": page.timed("/charts"),
         }
         samples = alternate(ctx.repeat, page.timed("/static/style.css"), *views.values())

@@ -29,6 +29,7 @@ from apm_git.dreaming.select import select
 from apm_git.errors import FindingsError, PlanRefused, UsageError
 from apm_git.model import trailers as trailer_model
 from apm_git.model.entry_id import is_entry_id
+from apm_git.model.records import parse
 from apm_git.model.vocabulary import StageName
 from apm_git.operations.apply import run_contents
 from apm_git.operations.consolidation import Planned, Stage, StageResult, counted, read_memory, run
@@ -157,32 +158,62 @@ def _read(repo: MemoryRepo, name: str, head: str | None) -> Proposal | None:
                     items_of(trailers), behind)
 
 
-def item_blocks(repo: MemoryRepo, proposal: Proposal) -> dict[str, tuple[str | None, str | None]]:
-    """Each entry item's record before (at the proposal's base) and after (in the proposal), for review."""
-    from apm_git.dreaming.locate import entry_block
+def item_blocks(repo: MemoryRepo, proposal: Proposal, limit: int | None = None,
+                ) -> dict[str, tuple[str | None, str | None]]:
+    """Each entry item's record before (at the proposal's base) and after (in the proposal), for review (the
+    first `limit` items)."""
+    from apm_git.dreaming.locate import entry_block, header_id
     from apm_git.model import dated
 
     paths: dict[str, list[str]] = {}
-    for item in proposal.items:
+    for item in proposal.items[:limit]:
         paths[item.key] = [word for word in item.detail.replace("(", " ").split() if word.startswith(
             repo.memory_prefix + "/")]
     specs = sorted({f"{rev}:{path}" for files in paths.values() for path in files
                     for rev in (proposal.base, proposal.commit)})
     blobs = git.cat_files(repo.root, specs)
+    records: dict[str, dict[str, str]] = {}  # spec -> id -> record text, each file read once
+    wanted = {item.key for item in proposal.items[:limit]}
+
+    def block(spec: str, entry: str) -> str | None:
+        if spec not in records:
+            data = blobs.get(spec)
+            records[spec] = _records_of("" if data is None else data.decode("utf-8", "replace"), wanted, header_id)
+        found = records[spec].get(entry)
+        path = spec.split(":", 1)[1]
+        day = dated.journal_date(path.rsplit("/", 1)[-1])
+        if found is None and day is not None and blobs.get(spec) is not None:  # a session-note item of a journal
+            found = entry_block(blobs[spec].decode("utf-8", "replace"), entry, day)  # type: ignore[union-attr]
+        return found
+
     shown: dict[str, tuple[str | None, str | None]] = {}
-    for item in proposal.items:
+    for item in proposal.items[:limit]:
         if not is_entry_id(item.key):
             continue
-        sides: list[str | None] = []
-        for rev in (proposal.base, proposal.commit):
-            block = None
-            for path in paths[item.key]:
-                data = blobs.get(f"{rev}:{path}")
-                day = dated.journal_date(path.rsplit("/", 1)[-1])
-                block = block or (None if data is None else entry_block(data.decode("utf-8", "replace"), item.key, day))
-            sides.append(block)
+        sides = [next((found for path in paths[item.key] if (found := block(f"{rev}:{path}", item.key))), None)
+                 for rev in (proposal.base, proposal.commit)]
         shown[item.key] = (sides[0], sides[1])
     return shown
+
+
+def _records_of(text: str, wanted: set[str], header_id: Any) -> dict[str, str]:
+    """The `wanted` entries' record texts in `text`, by id: one pass over its lines (a record runs to the next
+    `## ` line), ids computed only for headings of a wanted date.  A code fence is the full parser's case."""
+    if "```" in text or "~~~" in text:
+        return {record.id: record.text.rstrip() for record in parse(text).records
+                if record.date and record.title and record.id in wanted}
+    days = {entry[:10] for entry in wanted}
+    found: dict[str, str] = {}
+    lines = text.split("\n")
+    start, entry = -1, None
+    for at, line in enumerate([*lines, "## end"]):
+        if line.startswith("## "):
+            if entry is not None:
+                found[entry] = "\n".join(lines[start:at]).rstrip()
+            entry = header_id(line) if line.startswith("## [") and line[4:14] in days else None
+            entry = entry if entry in wanted else None
+            start = at
+    return found
 
 
 # --- proposing -----------------------------------------------------------------------------------

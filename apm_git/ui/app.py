@@ -172,7 +172,7 @@ def make_app(repo_path: Path, token: str, *, read_only: bool = False) -> Starlet
             return _html(page.frame("No such proposal", "<p>It was accepted or rejected, or never made.</p>"), 404)
         message, error = _said(request)
         return _html(page.frame(f"Proposal {found.name}",
-                                pages.proposal_page(page, found, offered.item_blocks(repo, found)),
+                                pages.proposal_page(page, found, offered.item_blocks(repo, found, pages.MAX_DIFFS)),
                                 message=message, error=error))
 
     def stylesheet(request: Request) -> Response:

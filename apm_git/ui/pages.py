@@ -179,9 +179,15 @@ def proposals_page(page: Page, proposals: Sequence[Any]) -> str:
             f'<tbody>{rows}</tbody></table>')
 
 
+MAX_DIFFS = 200  # items of a proposal shown with their diff; the rest as a line each (a REM can mark thousands)
+
+
 def proposal_page(page: Page, proposal: Any, blocks: dict[str, tuple[str | None, str | None]]) -> str:
     rows = []
-    for item in proposal.items:
+    for at, item in enumerate(proposal.items):
+        if at == MAX_DIFFS:
+            rows.append(f'<li class="more">{len(proposal.items) - MAX_DIFFS} more items without their diff here: '
+                        f'<code>apm-git diff HEAD...{e(proposal.branch)}</code> shows them all</li>')
         before, after = blocks.get(item.key, (None, None))
         diff = "".join(f'<span class="{_diff_class(line)}">{e(line)}</span>\n' for line in _diff(before, after))
         box = (f'<input type="checkbox" name="accept" value="{e(item.key)}" checked '
