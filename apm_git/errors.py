@@ -104,8 +104,16 @@ class FetchFailed(GitError):
     """The remote could not be read (unreachable, gone, refused); nothing was changed locally."""
 
 
+class SecretRefused(FindingsError):
+    """`journal add` or `remember` would write what looks like a credential (exit 1; --allow-secret overrides)."""
+
+
 class PlanRefused(FindingsError):
     """A plan (or a run) that cannot be carried out as it stands; nothing was changed."""
+
+
+class SecretInMessage(FindingsError):
+    """A commit message or session id given to a flush looks like it holds a credential; nothing was committed."""
 
 
 class FitnessError(ValueError):

@@ -341,7 +341,10 @@ def move_head(
     root: Path, new: str, old: str | None, reason: str, *, env: Mapping[str, str] | None = None,
 ) -> None:
     """Move the branch HEAD names from `old` (None: unborn) to `new`, only if it is still at `old`."""
-    proc = _run(root, "update-ref", "-m", f"commit: {reason}", "HEAD", new, old or "", env=env, check=False)
+    # The reflog's reason is the commit's subject, which may be the user's words (`flush -m`): its UTF-8
+    # bytes, whatever the locale (under LANG=C an argument must otherwise be ASCII).
+    message = os.fsdecode(f"commit: {reason}".encode("utf-8", "surrogateescape"))
+    proc = _run(root, "update-ref", "-m", message, "HEAD", new, old or "", env=env, check=False)
     if proc.returncode != 0:
         raise GitError(
             f"{_describe_failure(['update-ref', 'HEAD'], proc)}; the branch moved while apm-git was committing, "
@@ -680,6 +683,14 @@ def _unquote(name: str) -> str:
     return raw.decode("utf-8", "surrogateescape")
 
 
+def paths_changing(root: Path, revision: str, needle: str, pathspecs: Sequence[str]) -> list[str]:
+    """The paths under `pathspecs` where a commit of `revision` changed how often the fixed string `needle`
+    occurs (`git log -S`, one process; merges are not diffed)."""
+    data = _out(root, "log", "-z", "--format=", "--name-only", "--no-renames", f"-S{needle}", "--end-of-options",
+                revision, "--", *pathspecs)
+    return sorted({name.strip("\n") for name in data.split("\0") if name.strip("\n")})
+
+
 def rev_list(root: Path, revision: str) -> list[str]:
     """The commits `revision` reaches, oldest first."""
     return _out(root, "rev-list", "--reverse", "--end-of-options", revision).split()
@@ -689,10 +700,14 @@ def grep_lines(root: Path, revision: str, patterns: Sequence[str], pathspecs: Se
     """(path, line) of every line of `revision`'s files under `pathspecs` that holds one of the fixed
     strings `patterns` (`git grep -F`, one process)."""
     found = []
-    for line in _grep(root, revision, patterns, pathspecs).decode("utf-8", "surrogateescape").split("\n"):
-        path, _, text = line.partition("\0")
-        if text:
-            found.append((path.removeprefix(f"{revision}:"), text))
+    out = _grep(root, revision, patterns, pathspecs).decode("utf-8", "surrogateescape")
+    at = 0
+    while (end_of_path := out.find("\0", at)) != -1:  # `path\0line\n`: a path may hold a line break, a line not
+        end = out.find("\n", end_of_path)
+        end = len(out) if end == -1 else end
+        if end > end_of_path + 1:
+            found.append((out[at:end_of_path].removeprefix(f"{revision}:"), out[end_of_path + 1:end]))
+        at = end + 1
     return found
 
 
@@ -733,6 +748,15 @@ def config_get(root: Path, key: str) -> str | None:
 
 def config_set(root: Path, key: str, value: str) -> None:
     _run(root, "config", key, value)
+
+
+def gc_auto(root: Path, loose_objects: int) -> bool:
+    """`git gc --auto`: git packs the loose objects when there are more than about `loose_objects` (its `gc.auto`
+    estimate) and otherwise does nothing, quickly.  As after `git commit`, the packing itself runs detached, in
+    the background, unless the repository sets `gc.autoDetach` false; a `gc.auto` it sets wins (0: never).
+    True when git ran without an error."""
+    args = [] if config_get(root, "gc.auto") is not None else ["-c", f"gc.auto={loose_objects}"]
+    return _run(root, *args, "gc", "--auto", "--quiet", check=False).returncode == 0
 
 
 def is_ref_name(root: Path, ref: str, *, pattern: bool = False) -> bool:

@@ -71,28 +71,59 @@ def parse_payload(text: str) -> HookPayload:
     )
 
 
-def open_hook_repo(explicit: Path | None, payload: HookPayload) -> MemoryRepo:
-    """The memory repository of a hook: --repo or $APM_GIT_REPO when set, else the payload's `cwd`.
+def open_hook_repo(explicit: Path | None, payload: HookPayload, *, given_as: str | None = None) -> MemoryRepo | None:
+    """The memory repository of a hook: --repo or $APM_GIT_REPO when set, else the payload's `cwd`; None
+    when neither is set and no memory serves that folder.
 
-    When the folder has no apm.yaml the error names the fixes that fit a hook (the project is not where
-    the memory is), never `apm-git init <project>`, which would start a second, empty memory.
+    A user-wide install (no `--memory`) runs in every project, most of which keep no memory: there the
+    hook does nothing and says nothing (docs/agents.md, "A folder no memory serves").  A path the user
+    gave that is no memory repository is an error naming where it was given (`--repo`, APM_GIT_REPO).
     """
     import os
 
     from apm_git.errors import NotAMemoryRepo
     from apm_git.store.repo import ENV_REPO, open_repo
 
-    chosen = explicit or (Path(os.environ[ENV_REPO]) if os.environ.get(ENV_REPO) else None)
-    if chosen is not None:
-        return open_repo(chosen)
+    if explicit is not None:
+        return open_repo(explicit, given_as=given_as)
+    if os.environ.get(ENV_REPO):
+        return open_repo(None)
     folder = Path(payload.cwd) if payload.cwd else Path.cwd()
     try:
         return open_repo(folder)
     except NotAMemoryRepo:
-        what = "does not exist" if not folder.exists() else "is in no memory repository (no apm.yaml)"
-        raise NotAMemoryRepo(
-            f"the hook's folder {folder} {what}; point the hook at the memory: "
-            f"set {ENV_REPO}=/path/to/memory in the agent's environment, or run "
-            "`apm-git hooks install claude-code --memory /path/to/memory` (or `apm-git init` there when the "
-            "memory belongs inside this project)",
-        ) from None
+        return None
+
+
+def separate_memory(repo: MemoryRepo, payload: HookPayload) -> bool:
+    """Whether the memory is not the project's own: the session's folder lies outside it (so a command the
+    agent runs there needs `--repo`)."""
+    from apm_git.store.repo import find_root
+
+    folder = Path(payload.cwd) if payload.cwd else Path.cwd()
+    found = find_root(folder.absolute())
+    return found is None or found[0].resolve() != repo.root.resolve()
+
+
+def export_repo(repo: MemoryRepo) -> None:
+    """Export APM_GIT_REPO for the rest of the session through the file Claude Code names in CLAUDE_ENV_FILE
+    (given to SessionStart hooks; it sources the file before each Bash command), once."""
+    import os
+    import shlex
+
+    target = os.environ.get("CLAUDE_ENV_FILE")
+    if not target:
+        return
+    line = f"export APM_GIT_REPO={shlex.quote(str(repo.root))}"
+    path = Path(target)
+    try:
+        held = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        held = ""
+    if line in held.splitlines():
+        return
+    try:
+        with path.open("a", encoding="utf-8") as out:
+            out.write(("\n" if held and not held.endswith("\n") else "") + line + "\n")
+    except OSError:
+        pass  # the session goes on without it: the context names --repo in every command

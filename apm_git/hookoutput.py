@@ -18,7 +18,7 @@ def hook_json(event: str, context: str) -> str:
                       ensure_ascii=False)
 
 
-def cap(text: str, limit: int = HOOK_LIMIT) -> str:
+def cap(text: str, limit: int = HOOK_LIMIT, *, program: str = "apm-git") -> str:
     """`text` under `limit` characters: cut at a record (or file) boundary, or at a line boundary when
     the last one is far back, with a note that says how much and which files are not shown."""
     if len(text) < limit:
@@ -33,5 +33,5 @@ def cap(text: str, limit: int = HOOK_LIMIT) -> str:
     return text[:end] + (
         f"\n[apm-git: cut here to stay under {limit:,} characters; {len(text) - end:,} characters not shown"
         + (f", among them {files}" if hidden else "")
-        + ". `apm-git search QUERY` finds single entries.]\n"
+        + f". `{program} search QUERY` finds single entries.]\n"
     )

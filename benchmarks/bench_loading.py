@@ -84,7 +84,7 @@ def _searches(ctx: Context, root: Path, query: str, where: str, archive: bool) -
     rows = []
     variants: list[tuple[str, tuple[str, ...], str]] = [("search", (), "memory")]
     if archive:
-        variants.append(("search --archive", ("--archive",), "memory/archive"))
+        variants.append(("search --archive-only", ("--archive-only",), "memory/archive"))
     for label, extra, folder in variants:
         command = (*APM, "search", query, *extra)
         found = json.loads(run((*APM, "--json", "search", query, *extra), root).stdout)

@@ -33,7 +33,8 @@ def git_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Monkey
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     monkeypatch.setenv("PATH", BIN + os.pathsep + os.environ.get("PATH", ""))
     monkeypatch.setenv("PRE_COMMIT_HOME", str(tmp_path_factory.getbasetemp() / "pre-commit-home"))
-    for name in ("APM_GIT_NOW", "APM_GIT_REPO", "APM_GIT_LOCK_TIMEOUT", "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"):
+    for name in ("APM_GIT_NOW", "APM_GIT_REPO", "APM_GIT_LOCK_TIMEOUT", "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE",
+                 "VIRTUAL_ENV", "CLAUDE_ENV_FILE"):
         monkeypatch.delenv(name, raising=False)
 
 

@@ -7,7 +7,7 @@ import os
 import subprocess
 from pathlib import Path
 
-from apm_git.agents.claude_settings import RECALL_EVENT, Settings, commands, settings_path
+from apm_git.agents.claude_settings import PROGRAMS, RECALL_EVENT, Settings, commands, runs_apm_git, settings_path
 from apm_git.errors import NotAMemoryRepo, UsageError
 from apm_git.model.vocabulary import HookPlace
 
@@ -22,13 +22,16 @@ class InstallResult:
     memory: str | None
     added: list[str]  # events whose hook was added or replaced
     written: bool
+    notes: list[str] = dataclasses.field(default_factory=list)  # the user's own hooks that already run apm-git
+    warnings: list[str] = dataclasses.field(default_factory=list)  # e.g. the PATH lacks apm-git
 
 
-def install_claude_code(*, user: bool, project: Path, memory: Path | None, recall: bool) -> InstallResult:
+def install_claude_code(*, user: bool, project: Path, memory: Path | None, recall: bool,
+                        memory_given_as: str = "--memory") -> InstallResult:
     from apm_git.store.repo import open_repo
 
     if memory is not None:
-        memory = open_repo(memory).root.resolve()
+        memory = open_repo(memory, given_as=memory_given_as).root.resolve()
     elif not user:
         try:
             open_repo(project)
@@ -38,8 +41,38 @@ def install_claude_code(*, user: bool, project: Path, memory: Path | None, recal
                 "or run `apm-git init` here first when the memory belongs inside this project",
             ) from None
     settings = Settings.read(settings_path(user=user, project=project))
-    added = settings.install(commands(memory, recall=recall))
-    return InstallResult(str(settings.path), str(memory) if memory else None, added, settings.save())
+    programs, warnings = hook_programs()
+    added, notes = settings.install(commands(memory, recall=recall, programs=programs))
+    return InstallResult(str(settings.path), str(memory) if memory else None, added, settings.save(), notes, warnings)
+
+
+def hook_programs() -> tuple[dict[str, str], list[str]]:
+    """What the hook commands call apm-git by: its name when the PATH the hooks inherit finds it, else its
+    absolute path (with a warning saying so).
+
+    The hooks inherit the environment Claude Code was started in, usually the user's login PATH.  An
+    apm-git found only in an activated virtualenv is not on it: Claude Code started from another terminal
+    would not find it."""
+    import shutil
+
+    from apm_git.operations.precommit import installed_hook_script
+
+    venv = os.environ.get("VIRTUAL_ENV")
+    programs: dict[str, str] = {}
+    for name in PROGRAMS:
+        found = shutil.which(name)
+        if found is not None and not (venv and Path(found).resolve().is_relative_to(Path(venv).resolve())):
+            continue
+        script = installed_hook_script(name)
+        if script is not None:
+            programs[name] = script
+    if not programs:
+        return {}, []
+    where = programs.get("apm-git") or next(iter(programs.values()))
+    why = "only in the active virtualenv" if venv and any(shutil.which(name) for name in programs) else \
+        "not on this shell's PATH"
+    return programs, [f"apm-git is {why}, which the agent's hooks may not share: the hooks call it by its full path "
+                      f"({where}); run `apm-git hooks install` again if apm-git moves"]
 
 
 @dataclasses.dataclass
@@ -61,7 +94,7 @@ def uninstall_claude_code(*, user: bool, project: Path) -> UninstallResult:
 class HookCheck:
     event: str
     command: str
-    passed: bool
+    passed: bool | None  # None: not run (`--no-run`, or a hook of the user's own)
     detail: str  # what it printed (first line), or the fix
 
 
@@ -74,15 +107,20 @@ class Location:
 
 
 def status_claude_code(*, project: Path, run: bool = True) -> list[Location]:
-    """Where apm-git's hooks are installed, each command run once with a synthetic payload."""
+    """Where apm-git's hooks are installed, each command run once with a synthetic payload; the user's own
+    hooks that call apm-git are listed, not run (a command of the user's may do more than apm-git's would)."""
     found = []
     places: tuple[tuple[HookPlace, bool], ...] = (("project", False), ("user", True))
     for where, user in places:
         settings = Settings.read(settings_path(user=user, project=project))
-        checks = [
-            check_hook(event, command, project) if run else HookCheck(event, command, True, "not run")
-            for event, listed in settings.installed().items() for command in listed
-        ]
+        checks = []
+        for hook in settings.hooks():
+            if hook.ours:
+                checks.append(check_hook(hook.event, hook.command, project) if run
+                              else HookCheck(hook.event, hook.command, None, "not run (--no-run)"))
+            elif runs_apm_git(hook.command) is not None:
+                checks.append(HookCheck(hook.event, hook.command, None,
+                                        "your own hook (not written by `apm-git hooks install`): not run"))
         found.append(Location(where, str(settings.path), settings.original is not None, checks))
     return found
 
@@ -114,6 +152,9 @@ def synthetic_payload(event: str, project: Path) -> dict[str, str]:
 
 def check_hook(event: str, command: str, project: Path) -> HookCheck:
     """Run the command as Claude Code does (a shell, the payload on stdin, the project as cwd)."""
+    idle = idle_here(command, project)
+    if idle is not None:
+        return HookCheck(event, command, True, idle)
     try:
         proc = subprocess.run(
             ("/bin/sh", "-c", command), input=json.dumps(synthetic_payload(event, project)), text=True,
@@ -123,9 +164,9 @@ def check_hook(event: str, command: str, project: Path) -> HookCheck:
         return HookCheck(event, command, False, f"took over {STATUS_TIMEOUT} s; Claude Code would cut it off: run "
                                                 "it by hand to see where it hangs (a lock held by another process?)")
     if proc.returncode == NOT_FOUND:
-        return HookCheck(event, command, False, "apm-git is not on the PATH that hooks see: install it where the "
-                                                "agent's shell finds it (e.g. `pipx install apm-git`), or write its "
-                                                "full path into the command")
+        return HookCheck(event, command, False, "apm-git is not on the PATH that hooks see: run `apm-git hooks "
+                                                "install` again from a shell that finds apm-git (it writes apm-git's "
+                                                "full path when the PATH lacks it)")
     if proc.returncode != 0:
         lines = [line for line in proc.stderr.splitlines() if line.strip()]
         return HookCheck(event, command, False,
@@ -141,3 +182,18 @@ def check_hook(event: str, command: str, project: Path) -> HookCheck:
         return HookCheck(event, command, True, "ok: nothing matched the test prompt, so nothing was added")
     first = next((line for line in (proc.stdout + proc.stderr).splitlines() if line.strip()), "ok")
     return HookCheck(event, command, True, first[:200])
+
+
+def idle_here(command: str, project: Path) -> str | None:
+    """Why the hook does nothing in `project` (no --repo, no APM_GIT_REPO, no memory there), or None."""
+    from apm_git.agents.claude_settings import repo_of
+    from apm_git.store.repo import ENV_REPO, open_repo
+
+    if repo_of(command) is not None or os.environ.get(ENV_REPO):
+        return None
+    try:
+        open_repo(project)
+    except NotAMemoryRepo:
+        return (f"does nothing here: no memory serves {project} (no apm.yaml); run `apm-git init` here, or install "
+                "with --memory PATH, for this project to have one")
+    return None

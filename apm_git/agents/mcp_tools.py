@@ -56,11 +56,14 @@ def _load(repo: MemoryRepo, *, intent: str | None, budget: int | None, group: st
                          session=session))
 
 
-def _search(repo: MemoryRepo, *, query: str, limit: int, archive: bool) -> str:
+def _search(repo: MemoryRepo, *, query: str, limit: int, archive: bool, archive_only: bool) -> str:
     from apm_git.cli.shapes import search_json
     from apm_git.commands.search import search
+    from apm_git.errors import UsageError
 
-    return _as_json(search_json(search(repo, query, archive_only=archive, limit=limit)))
+    if archive and archive_only:
+        raise UsageError("archive and archive_only exclude each other: give one")
+    return _as_json(search_json(search(repo, query, archive_alike=archive, archive_only=archive_only, limit=limit)))
 
 
 def _journal_add(repo: MemoryRepo, *, text: str, kind: EntryKind, title: str | None, tags: list[str] | None,
@@ -143,11 +146,13 @@ TOOLS: tuple[Tool, ...] = (
              Param("session", "string", "Session id: the loading discipline counts files across its loads.",
                    max_chars=ID_CHARS),
          ), _load),
-    Tool("search", "The sections of memory (live and archive) that best match the query: entry id, file:line, "
-         "heading, snippet and score (JSON).", (
+    Tool("search", "The sections of memory that best match the query, live ones before archived ones: entry id, "
+         "file:line, heading, snippet and score (JSON).", (
              Param("query", "string", "Words to look for.", required=True, max_chars=INTENT_CHARS),
              Param("limit", "integer", "Sections to return.", default=10, low=1, high=MAX_LIMIT),
-             Param("archive", "boolean", "Search the archive only.", default=False),
+             Param("archive", "boolean", "Rank the archive with live memory by match alone (CLI --archive).",
+                   default=False),
+             Param("archive_only", "boolean", "Search the archive only (CLI --archive-only).", default=False),
          ), _search),
     Tool("journal_add", "Light Sleep: append a record to today's journal (JSON). Not committed until flush.", (
         Param("text", "string", "The record's body.", required=True),

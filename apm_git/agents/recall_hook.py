@@ -69,6 +69,8 @@ def answer(repo_path: str | None) -> int:
 
         payload = read_payload(stdin_utf8())
         repo = open_hook_repo(Path(repo_path) if repo_path else None, payload)
+        if repo is None:
+            return EXIT_OK  # no memory serves the session's folder: nothing to add to the prompt
         text = claude_hook(recall(repo, payload.prompt or ""))
         if text:  # nothing matched: nothing is added to the prompt
             sys.stdout.write(text + "\n")
@@ -89,6 +91,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     from apm_git.streams import safe_streams
 
     args = list(sys.argv[1:] if argv is None else argv)
+    if argv is None and any(arg == "--hook-input" or arg.startswith("--hook-input=") for arg in args):
+        from apm_git.deadline import bound
+
+        bound()  # from here on in a child process with a wall-clock bound (docs/agents.md)
     if argv is None:
         safe_streams()
     lead, rest = split_repo(args)

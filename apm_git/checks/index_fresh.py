@@ -1,5 +1,9 @@
 """apm-index-fresh: `INDEX.md` names exactly the category files and live journals that exist.
 
+A live journal is named by its own row, or by a row that summarizes the older journals of a month,
+a year or a span (`2026-01`, `2025`, `2019-03-01 … 2023-12-31`) when they would not fit INDEX.md's
+budget; such a row must stand for at least one live journal.
+
 Its figures (lines, dates, recent entries) may lag until the next flush or `apm-git
 index`, so a plain edit of a category file never fails this check; a file added,
 removed or renamed without rebuilding the index does.
@@ -41,9 +45,13 @@ def validate(snap: Snapshot) -> Iterator[Finding]:
     for day, line in sorted(reading.journals.items()):
         if f"{day}.md" not in present:
             yield Finding(path, line, ID, f"names the journal {day}.md, which does not exist; {FIX}")
+    live = [name.removesuffix(".md") for name in sorted(present) if JOURNAL_NAME.fullmatch(name)]
+    for period, line in sorted(reading.periods.items()):
+        if not any(index_md.covers(period, day) for day in live):
+            yield Finding(path, line, ID, f"names the journals of {period}, and none of them is live; {FIX}")
     for name in dict.fromkeys(snap.config.routing.values()):
         if name in present and name not in reading.files:
             yield Finding(path, 1, ID, f"does not list the category file {name}; {FIX}")
-    for name in sorted(present):
-        if JOURNAL_NAME.fullmatch(name) and name.removesuffix(".md") not in reading.journals:
-            yield Finding(path, 1, ID, f"does not list the journal {name}; {FIX}")
+    for day in live:
+        if not reading.lists_journal(day):
+            yield Finding(path, 1, ID, f"does not list the journal {day}.md; {FIX}")

@@ -77,11 +77,16 @@ def manifest_hook(hook: Hook) -> dict[str, object]:
 def local_hook(hook: Hook, memory_dir: str, command: str | None = None) -> dict[str, object]:
     """The hook as `apm-git init` writes it: `repo: local`, `language: system`, so it runs offline.
 
-    `command` runs the hook's program (see `apm_git.operations.precommit.hook_command`)."""
+    `files:` names the memory dir and apm.yaml.  A hook that needs deletions and renames keeps
+    `always_run` (pre-commit hands hooks no deleted path, so a commit that only deletes memory files
+    would reach no hook otherwise); its command then returns at once, before starting apm-git, when no
+    memory path is staged (see `apm_git.operations.precommit.hook_command`), so a teammate's commit of
+    code alone needs no apm-git."""
     command = hook.program if command is None else command
-    options = hook.options()
-    files = {"files": f"^{_escape(memory_dir)}/{hook.files}"} if hook.per_file else {}
-    return {"id": hook.id, "name": hook.id, "entry": f"{command} {hook.id}", "language": "system", **files, **options}
+    memory = f"^{_escape(memory_dir)}/"
+    files = f"{memory}{hook.files}" if hook.files else f"^({_escape(memory_dir)}/|apm\\.yaml$)"
+    return {"id": hook.id, "name": hook.id, "entry": f"{command} {hook.id}", "language": "system", "files": files,
+            **hook.options()}
 
 
 def _escape(text: str) -> str:

@@ -14,6 +14,7 @@ from apm_git.secret_scan import scan
 from apm_git.secret_scan.prefilter import ALLOW
 
 ID: Final = "apm-no-secrets"
+_KINDS = "looks like a credential ("
 
 
 def validate(snap: Snapshot) -> Iterator[Finding]:
@@ -25,6 +26,16 @@ def validate(snap: Snapshot) -> Iterator[Finding]:
         for line, found in sorted(kinds.items()):
             yield Finding(
                 path, line, ID,
-                f"looks like a credential ({', '.join(sorted(found))}); remove it from memory and note where the "
+                f"{_KINDS}{', '.join(sorted(found))}); remove it from memory and note where the "
                 f"secret lives instead, or end the line with '{ALLOW}' if it is not one",
             )
+
+
+def kinds(finding: Finding) -> list[str]:
+    """The kinds of credential a finding of this check names (`AWS Access Key`, …)."""
+    start = finding.message.find(_KINDS)
+    if start < 0:
+        return []
+    start += len(_KINDS)
+    end = finding.message.find("); ", start)  # a kind may hold a parenthesis itself: `API Key (sk-)`
+    return finding.message[start:end if end >= 0 else None].split(", ")

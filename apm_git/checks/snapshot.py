@@ -16,6 +16,7 @@ from apm_git.model.pathglob import glob_match
 from apm_git.model.records import RecordFile, parse
 from apm_git.model.slotted import Slotted
 from apm_git.model.vocabulary import CheckId
+from apm_git.printable import one_line
 
 CATEGORY = "category"
 EXPERIENCE = "experience"
@@ -37,7 +38,8 @@ class Finding(NamedTuple):
     message: str
 
     def __str__(self) -> str:
-        return f"{self.path}:{self.line}: {self.hook}: {self.message}"
+        """One line, whatever the file's name or the message hold (apm_git/printable.py)."""
+        return f"{one_line(self.path)}:{self.line}: {self.hook}: {one_line(self.message)}"
 
 
 class Change(NamedTuple):
@@ -169,7 +171,8 @@ class Snapshot(Slotted):
         self.files = self.files | {path}
         if path not in self.targets:
             self.targets.append(path)
-        self.changes = [Change("M", path) if change.path == path else change for change in self.changes]
+        self.changes = [Change("A" if change.status == "A" else "M", path) if change.path == path else change
+                        for change in self.changes]
 
     def _parse(self, side: str, path: str, texts: dict[str, str]) -> RecordFile:
         if (side, path) not in self._parsed:

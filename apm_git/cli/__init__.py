@@ -20,7 +20,7 @@ COMMANDS: tuple[click.Command, ...] = (
     checks.lint_cmd, checks.baseline_cmd, checks.allow_secret_cmd,
     loading.load_cmd, loading.remember_cmd, loading.search_cmd, loading.hit_cmd,
     dreaming.deep_sleep_cmd, dreaming.rem_cmd, dreaming.dream_cmd, dreaming.history_cmd, dreaming.import_cmd,
-    dreaming.forget_cmd, curate.edit_cmd, curate.restore_cmd,
+    dreaming.forget_cmd, dreaming.resolve_cmd, curate.edit_cmd, curate.restore_cmd,
     proposals.proposals_cmd, proposals.accept_cmd, proposals.reject_cmd,
     review.diff_cmd, review.log_cmd,
     sync.sync_cmd, sync.merge_counters_cmd,

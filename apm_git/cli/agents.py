@@ -7,7 +7,7 @@ from typing import IO
 import click
 
 from apm_git.cli import shapes_agents
-from apm_git.cli.base import UTF8, emit, state
+from apm_git.cli.base import UTF8, emit, state, text_of
 from apm_git.errors import EXIT_FINDINGS, EXIT_OK, UsageError
 from apm_git.model.vocabulary import AGENTS
 
@@ -32,7 +32,10 @@ def recall_cmd(ctx: click.Context, prompt: str | None, hook_input: IO[str] | Non
     if hook_input is not None:
         payload = read_payload(hook_input)
         prompt = prompt or payload.prompt
-        repo = open_hook_repo(state(ctx).repo_path, payload)
+        found = open_hook_repo(state(ctx).repo_path, payload, given_as=state(ctx).repo_given_as)
+        if found is None:
+            return EXIT_OK  # no memory serves the session's folder: nothing to add to the prompt
+        repo = found
         fmt = fmt or "claude-hook"
     else:
         if prompt is None:
@@ -67,7 +70,8 @@ def _timer_kind(systemd: bool | None) -> bool:
 def _timer_memory(ctx: click.Context, memory: Path | None) -> Path:
     from apm_git.store.repo import open_repo
 
-    return open_repo(memory or state(ctx).repo_path).root.resolve()
+    given_as = "--memory" if memory is not None else state(ctx).repo_given_as
+    return open_repo(memory or state(ctx).repo_path, given_as=given_as).root.resolve()
 
 
 def _timer_report(ctx: click.Context, result: object, verb: str) -> int:
@@ -80,7 +84,7 @@ def _timer_report(ctx: click.Context, result: object, verb: str) -> int:
         lines = [f"apm-git: {result.where}: nothing to change"]
     if result.next_step and result.changed:
         lines.append(f"  now run: {result.next_step}")
-    emit(ctx, shapes_agents.timer_json(result), "\n".join(lines))
+    emit(ctx, shapes_agents.timer_json(result), text_of(lines))
     return EXIT_OK
 
 
@@ -107,15 +111,24 @@ def install_cmd(ctx: click.Context, agent: str, user: bool, memory: Path | None,
         target = _timer_memory(ctx, memory)
         done = timers.install_systemd(target) if _timer_kind(systemd) else timers.install_cron(target)
         return _timer_report(ctx, done, "installed")
+    given_as = "--memory" if memory is not None else state(ctx).repo_given_as
     memory = memory or state(ctx).repo_path
-    result = install_claude_code(user=user, project=Path.cwd(), memory=memory, recall=with_recall)
+    result = install_claude_code(user=user, project=Path.cwd(), memory=memory, recall=with_recall,
+                                 memory_given_as=given_as)
+    for warning in result.warnings:
+        click.echo(f"apm-git: WARNING: {warning}", err=True)
+    for note in result.notes:
+        click.echo(f"apm-git: NOTE: {note}", err=True)
     where = f"{result.path} ({_place(user)})"
     if result.written:
         text = f"apm-git: installed {', '.join(result.added)} hook(s) into {where}"
-    else:
+    elif result.added or not result.notes:
         text = f"apm-git: the hooks are already installed in {where}: nothing changed"
+    else:
+        text = f"apm-git: nothing written into {where} (see the note above)"
     memory_line = f"\n  memory repository: {result.memory}" if result.memory else \
-        "\n  memory repository: the project folder of each session (the payload's cwd)"
+        ("\n  memory repository: the project folder of each session (the payload's cwd); in a folder with no "
+         "apm.yaml the hooks do nothing and print nothing")
     emit(ctx, shapes_agents.install_json(result), text + memory_line + "\n  check them with `apm-git hooks status`")
     return EXIT_OK
 
@@ -161,13 +174,13 @@ def status_cmd(ctx: click.Context, no_run: bool) -> int:
             continue
         lines.append(f"{place.where}: {place.path}")
         for check in place.hooks:
-            failed = failed or not check.passed
-            verdict = "PASS" if check.passed else "FAIL"
-            shown = "" if no_run and not place.where.startswith("timer") else f"\n       {check.detail}"
+            failed = failed or check.passed is False
+            verdict = "PASS" if check.passed else "FAIL" if check.passed is False else "----"
+            shown = "" if no_run and check.passed is None else f"\n       {check.detail}"
             lines.append(f"  {verdict} {check.event}: {check.command}{shown}")
     if not any(place.hooks for place in places):
         lines.append("apm-git: no hooks installed; run `apm-git hooks install claude-code`")
-    emit(ctx, shapes_agents.hooks_status_json(places), "\n".join(lines))
+    emit(ctx, shapes_agents.hooks_status_json(places), text_of(lines))
     return EXIT_FINDINGS if failed else EXIT_OK
 
 
@@ -224,5 +237,5 @@ def audit_cmd(ctx: click.Context, transcripts: tuple[Path, ...]) -> int:
     lines.append(f"{result.transcripts} transcript(s), {len(result.compactions)} compaction(s), "
                  f"{len(result.session_ends)} session end(s): " +
                  (f"{result.missing} without a flush" if result.missing else "every one flushed"))
-    emit(ctx, shapes_agents.audit_json(result), "\n".join(lines))
+    emit(ctx, shapes_agents.audit_json(result), text_of(lines))
     return EXIT_FINDINGS if result.missing else EXIT_OK

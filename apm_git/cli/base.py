@@ -8,7 +8,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -16,6 +16,7 @@ import click
 
 from apm_git import __version__
 from apm_git.errors import EXIT_FINDINGS, EXIT_STATE, EXIT_USAGE, ApmGitError, UsageError, describe_os_error
+from apm_git.printable import one_line
 from apm_git.streams import safe_streams
 
 HOOK_FLAG = "--hook-input"
@@ -26,18 +27,19 @@ Word = TypeVar("Word", bound=str)
 class CliState:
     repo_path: Path | None
     json: bool
+    repo_given_as: str = "--repo"  # or APM_GIT_REPO, when the path came from the environment
 
     def repo(self, *, finish: bool = True) -> Any:
-        return open_memory(self.repo_path, finish=finish)
+        return open_memory(self.repo_path, finish=finish, given_as=self.repo_given_as)
 
 
-def open_memory(path: Path | None, *, finish: bool = True) -> Any:
+def open_memory(path: Path | None, *, finish: bool = True, given_as: str | None = None) -> Any:
     """The memory repository; a commit a kill interrupted is finished first when the lock is free
     (`finish`), or only named in one line (lint, which never writes)."""
     from apm_git.store import landing
     from apm_git.store.repo import open_repo
 
-    repo = open_repo(path)
+    repo = open_repo(path, given_as=given_as)
     if finish:
         landing.finish_pending(repo, wait=False)
     else:
@@ -54,6 +56,19 @@ def state(ctx: click.Context) -> CliState:
 def print_json(data: dict[str, Any]) -> None:
     """One JSON object on stdout: a shape of apm_git/cli/shapes*.py, declared in apm_git/schemas/."""
     click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+
+
+def text_of(lines: Iterable[str]) -> str:
+    """Lines of text output, each kept on its line whatever a file name or memory text in it holds
+    (apm_git/printable.py; the streams escape control characters and defuse CI commands as well)."""
+    return "\n".join(one_line(line) for line in lines)
+
+
+def warn(text: str) -> None:
+    """One line on stderr (a message naming files or memory text: kept on its line, apm_git/printable.py).
+    What click.echo strips from a stream that is no terminal (colour codes) is stripped first, as it would
+    be, so the line is the same as the light hook entries print (apm_git/agents/recall_hook.say)."""
+    click.echo(one_line(text if sys.stderr.isatty() else click.unstyle(text)), err=True)
 
 
 def emit(ctx: click.Context, data: dict[str, Any], text: str | None) -> None:
@@ -79,6 +94,10 @@ def _say_notices() -> None:
     landing = sys.modules.get("apm_git.store.landing")  # not imported: nothing to say
     if landing is not None:
         for note in landing.take_notices():
+            click.echo(f"apm-git: {note}", err=True)
+    odd_names = sys.modules.get("apm_git.store.odd_names")  # files skipped for a name that is not UTF-8
+    if odd_names is not None:
+        for note in odd_names.take_notices():
             click.echo(f"apm-git: {note}", err=True)
 
 
@@ -128,6 +147,26 @@ class Utf8Text(_TextType):
 UTF8 = Utf8Text()
 
 
+def _served_elsewhere(ctx: click.Context, error: ApmGitError) -> str | None:
+    """For a command run in a project whose Claude Code hooks name a memory of its own (`--repo PATH`):
+    that memory, instead of the advice to `apm-git init` the project, which would start a second one."""
+    import os
+
+    from apm_git.errors import NotAMemoryRepo
+
+    obj = ctx.obj
+    if not isinstance(error, NotAMemoryRepo) or not isinstance(obj, CliState) or obj.repo_path is not None \
+            or os.environ.get("APM_GIT_REPO"):
+        return None
+    from apm_git.agents.claude_settings import served_by
+
+    memory = served_by(Path.cwd())
+    if memory is None:
+        return None
+    return (f"{Path.cwd()} is in no memory repository; this project's Claude Code hooks use the memory at {memory}: "
+            f"run the command with `apm-git --repo {memory} …`, or set APM_GIT_REPO={memory}")
+
+
 def _hook_mode(args: Sequence[str]) -> bool:
     return any(arg == HOOK_FLAG or arg.startswith(HOOK_FLAG + "=") for arg in args)
 
@@ -137,7 +176,7 @@ class ApmGroup(click.Group):
         try:
             return super().invoke(ctx)
         except ApmGitError as error:
-            click.echo(f"apm-git: {error}", err=True)
+            warn(f"apm-git: {_served_elsewhere(ctx, error) or error}")
             ctx.exit(error.exit_code)
         except OSError as error:  # the last net: a refusal of the OS that no layer named more precisely
             click.echo(f"apm-git: {describe_os_error(error)}", err=True)
@@ -149,6 +188,10 @@ class ApmGroup(click.Group):
     def main(self, args: Sequence[str] | None = None, *rest: Any, **kwargs: Any) -> Any:
         argv = list(sys.argv[1:] if args is None else args)
         kwargs["standalone_mode"] = False
+        if args is None and _hook_mode(argv):
+            from apm_git.deadline import bound
+
+            bound()  # from here on in a child process with a wall-clock bound (docs/agents.md)
         if args is None:
             safe_streams()
         try:
@@ -177,4 +220,16 @@ class ApmGroup(click.Group):
 @click.pass_context
 def cli(ctx: click.Context, repo_path: Path | None, as_json: bool) -> None:
     """Keep an AI agent's Markdown memory in git: one commit per flush, checked by pre-commit hooks."""
-    ctx.obj = CliState(repo_path, as_json)
+    from_env = ctx.get_parameter_source("repo_path") is click.core.ParameterSource.ENVIRONMENT
+    ctx.obj = CliState(repo_path, as_json, "APM_GIT_REPO" if from_env else "--repo")
+
+
+def withheld_line(section: Any) -> str:
+    """One line on a section flush leaves uncommitted for a suspected secret (a WithheldSection), without the secret."""
+    where = (f"the section \"{section.heading}\"" if section.heading else
+             "the text before the first heading" if section.heading == "" else "a section whose heading")
+    spot = f"{section.path}:{section.line}"
+    left = "its file was NOT committed" if section.whole else "it was NOT committed (the rest of the file was)"
+    return (f"{spot}: {where} holds what looks like a credential ({', '.join(section.kinds)}), so {left}; "
+            "it stays on disk as it is: remove the secret and note where it "
+            f"lives instead, or if it is not one, `apm-git allow-secret {spot}`; then flush again")

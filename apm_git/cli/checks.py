@@ -6,7 +6,7 @@ from pathlib import Path
 import click
 
 from apm_git.cli import shapes
-from apm_git.cli.base import emit, state
+from apm_git.cli.base import emit, state, text_of, warn
 from apm_git.errors import EXIT_FINDINGS, EXIT_OK, UsageError
 
 
@@ -31,9 +31,9 @@ def lint_cmd(ctx: click.Context, paths: tuple[Path, ...], from_ref: str | None, 
     if result.known and not baseline_too:
         known = f"; {len(result.known)} more known from the baseline (`apm-git lint --baseline-too` lists them)"
     merges = f", {len(result.merges)} merge commit(s) against each parent" if result.merges else ""
-    click.echo(
+    warn(
         f"apm-git lint: {len(result.findings)} finding(s) in {len(result.checked)} checked file(s) "
-        f"({result.base} -> {result.new}{merges}){known}", err=True,
+        f"({result.base} -> {result.new}{merges}){known}",
     )
     return EXIT_FINDINGS if result.findings else EXIT_OK
 
@@ -57,7 +57,7 @@ def baseline_cmd(ctx: click.Context) -> int:
     text = [f"apm-git: {result.path}: {len(result.added)} finding(s) recorded, {result.total} known in all"]
     if result.added:
         text.append("  run `apm-git flush` to commit it; `apm-git lint --baseline-too` lists every finding")
-    emit(ctx, shapes.baseline_json(result), "\n".join(text))
+    emit(ctx, shapes.baseline_json(result), text_of(text))
     return EXIT_OK
 
 
@@ -73,7 +73,7 @@ def allow_secret_cmd(ctx: click.Context, spots: tuple[str, ...]) -> int:
     text = [f"apm-git: {result.path}: marked {len(result.added)} suspected secret(s) as false positives"]
     text += [f"  {finding}" for finding in result.added]
     text.append("  run `apm-git flush` to commit the file(s) and the baseline")
-    emit(ctx, shapes.baseline_json(result), "\n".join(text))
+    emit(ctx, shapes.baseline_json(result), text_of(text))
     return EXIT_OK
 
 

@@ -22,7 +22,8 @@ def ci_group() -> None:
 def _options(command: click.Command) -> click.Command:
     command = click.option(
         "--install-spec", metavar="SPEC",
-        help="The pip requirement CI installs apm-git from (default: apm-git==<this version>).",
+        help="The pip requirement CI installs apm-git from (default: where this apm-git was installed from: its "
+             "git commit, archive or index version).",
     )(command)
     return click.option("--force", is_flag=True,
                         help="Rewrite the file when apm-git wrote it before and it differs now.")(command)

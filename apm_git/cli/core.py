@@ -7,7 +7,7 @@ from typing import IO
 import click
 
 from apm_git.cli import shapes
-from apm_git.cli.base import UTF8, choice, emit, state
+from apm_git.cli.base import UTF8, choice, emit, state, text_of, warn, withheld_line
 from apm_git.errors import EXIT_FINDINGS, EXIT_OK
 from apm_git.model.config import KINDS
 from apm_git.model.fitness import VALUES
@@ -17,12 +17,14 @@ from apm_git.model.vocabulary import FLUSH_TRIGGERS
 @click.command("init")
 @click.argument("path", required=False, type=click.Path(path_type=Path))
 @click.option("--no-install", is_flag=True, help="Do not run `pre-commit install`.")
+@click.option("--force", is_flag=True,
+              help="Adopt the memory folder even when it does not look like an agent's memory (code, docs).")
 @click.pass_context
-def init_cmd(ctx: click.Context, path: Path | None, no_install: bool) -> int:
+def init_cmd(ctx: click.Context, path: Path | None, no_install: bool, force: bool) -> int:
     """Create the memory layout in PATH (default: the current directory); never overwrites a file."""
     from apm_git.commands.init import init
 
-    result = init(path or state(ctx).repo_path or Path.cwd(), install=not no_install)
+    result = init(path or state(ctx).repo_path or Path.cwd(), install=not no_install, force=force)
     lines = [f"apm-git: memory repository at {result.root}"]
     adoption = result.adoption
     if adoption.commit:
@@ -32,10 +34,10 @@ def init_cmd(ctx: click.Context, path: Path | None, no_install: bool) -> int:
         lines.append(f"  recorded {adoption.known} finding(s) the memory already held in the baseline "
                      "(`apm-git lint --all --baseline-too` lists them)")
     for name in adoption.withheld:
-        click.echo(
+        warn(
             f"apm-git: WARNING: {name} looks like it holds a secret, so it was NOT committed; it stays on disk as it "
             "is: remove the secret, or mark a false positive with `apm-git allow-secret PATH:LINE` "
-            "(`apm-git status` shows where), then `apm-git flush`", err=True,
+            "(`apm-git status` shows where), then `apm-git flush`",
         )
     lines += [f"  created {name}" for name in result.created]
     lines += [f"  updated {name}" for name in result.updated]
@@ -46,8 +48,8 @@ def init_cmd(ctx: click.Context, path: Path | None, no_install: bool) -> int:
     if result.hooks_installed:
         lines.append("  installed the pre-commit hook (apm checks run at every `git commit`)")
     if result.warning:
-        click.echo(f"apm-git: WARNING: {result.warning}", err=True)
-    emit(ctx, shapes.init_json(result), "\n".join(lines))
+        warn(f"apm-git: WARNING: {result.warning}")
+    emit(ctx, shapes.init_json(result), text_of(lines))
     return EXIT_OK
 
 
@@ -61,8 +63,8 @@ def setup_cmd(ctx: click.Context, no_install: bool) -> int:
     result = setup(state(ctx).repo().root, install=not no_install)
     lines = [f"apm-git: registered {name}" for name in result.registered] or ["apm-git: this clone is set up already"]
     if result.warning:
-        click.echo(f"apm-git: WARNING: {result.warning}", err=True)
-    emit(ctx, shapes.setup_json(result), "\n".join(lines))
+        warn(f"apm-git: WARNING: {result.warning}")
+    emit(ctx, shapes.setup_json(result), text_of(lines))
     return EXIT_OK
 
 
@@ -81,21 +83,21 @@ def merge_driver_cmd(ctx: click.Context, base: Path, ours: Path, theirs: Path, p
 
     result = merge_file(base, ours, theirs, path)
     for conflict in result.conflicts:
-        click.echo(f"apm-git: merge conflict kept in {conflict}", err=True)
+        warn(f"apm-git: merge conflict kept in {conflict}")
     if result.over_budget is not None:
         from apm_git.model.dated import JOURNAL_NAME
 
         lines, budget = result.over_budget
         if JOURNAL_NAME.fullmatch(path.rsplit("/", 1)[-1]):
-            click.echo(f"apm-git: WARNING: {path} is over its line budget after this merge ({lines}/{budget} lines): "
-                       "the union of both sides' journals, kept whole (deep sleep promotes its items); a memory "
-                       "several agents share needs a journal budget sized for them (`budgets` -> `journal` in "
-                       "apm.yaml)", err=True)
+            warn(f"apm-git: WARNING: {path} is over its line budget after this merge ({lines}/{budget} lines): "
+                 "the union of both sides' journals, kept whole (deep sleep promotes its items); a memory "
+                 "several agents share needs a journal budget sized for them (`budgets` -> `journal` in "
+                 "apm.yaml)")
         else:
-            click.echo(f"apm-git: WARNING: {path} is over its line budget after this merge ({lines}/{budget} lines): "
-                       "a git merge sees one file and cannot archive; the next `apm-git rem` (or `apm-git dream`, when "
-                       "REM is due) archives its lowest-scored entries, and lint reports it until then (`apm-git sync` "
-                       "merges and archives in one commit)", err=True)
+            warn(f"apm-git: WARNING: {path} is over its line budget after this merge ({lines}/{budget} lines): "
+                 "a git merge sees one file and cannot archive; the next `apm-git rem` (or `apm-git dream`, when "
+                 "REM is due) archives its lowest-scored entries, and lint reports it until then (`apm-git sync` "
+                 "merges and archives in one commit)")
     emit(ctx, shapes.merge_driver_json(result), None)
     return EXIT_OK if result.clean else EXIT_FINDINGS
 
@@ -107,18 +109,23 @@ def journal_group() -> None:
 
 @journal_group.command("add")
 @click.argument("text", type=UTF8)
-@click.option("--kind", required=True, type=click.Choice(KINDS), help="What the item is.")
+@click.option("--kind", required=True, type=click.Choice(KINDS, case_sensitive=False),
+              help="What the item is (any case: Decision is decision).")
 @click.option("--title", type=UTF8, help="Record title (default: the first words of TEXT).")
 @click.option("--tags", type=UTF8, help="Extra tags, comma-separated.")
-@click.option("--value", type=click.Choice(VALUES), default="MEDIUM", show_default=True,
+@click.option("--value", type=click.Choice(VALUES, case_sensitive=False), default="MEDIUM", show_default=True,
               help="decision_value of the entry.")
+@click.option("--allow-secret", is_flag=True,
+              help="Write it although it looks like a credential (a false positive), with the scanner's pragma.")
 @click.pass_context
-def journal_add_cmd(ctx: click.Context, text: str, kind: str, title: str | None, tags: str | None, value: str) -> int:
-    """Append a record to today's journal (memory/YYYY-MM-DD.md)."""
+def journal_add_cmd(
+    ctx: click.Context, text: str, kind: str, title: str | None, tags: str | None, value: str, allow_secret: bool,
+) -> int:
+    """Append a record to today's journal (memory/YYYY-MM-DD.md); what looks like a credential is refused."""
     from apm_git.commands.journal import add
 
     entry = add(state(ctx).repo(), text, kind=choice(KINDS, kind), title=title, tags=(tags or "").split(","),
-                value=choice(VALUES, value))
+                value=choice(VALUES, value), allow_secret=allow_secret)
     emit(ctx, shapes.journal_add_json(entry), f"{entry.file}:{entry.line}: added {entry.entry_id}")
     return EXIT_OK
 
@@ -152,15 +159,19 @@ def flush_cmd(
         session = session or payload.session_id
         if ctx.get_parameter_source("trigger_text") is click.core.ParameterSource.DEFAULT and payload.trigger:
             trigger = payload.trigger
-        repo = open_hook_repo(repo_path, payload)
+        found = open_hook_repo(repo_path, payload, given_as=state(ctx).repo_given_as)
+        if found is None:
+            return EXIT_OK  # no memory serves the session's folder: nothing to flush, nothing to say
+        repo = found
     else:
-        repo = open_repo(repo_path)
+        repo = open_repo(repo_path, given_as=state(ctx).repo_given_as)
     chosen = scope_for(repo, scope, room, create=create)
-    result = flush(repo, trigger=trigger, scope=chosen, session=session, message=message, if_idle=if_idle)
-    if hook_input is not None and session and not result.commit:
+    result = flush(repo, trigger=trigger, scope=chosen, session=session, message=message, if_idle=if_idle,
+                   hook=hook_input is not None)
+    if hook_input is not None and result.session and not result.commit:
         from apm_git.agents.audit import note_clean_flush
 
-        note_clean_flush(repo, trigger, session)  # no commit to show it, so `audit` reads this note
+        note_clean_flush(repo, trigger, result.session)  # no commit to show it, so `audit` reads this note
     if result.commit:
         what = f"{len(result.files)} file(s) as {result.commit[:12]} ({result.trigger}, {result.scope})"
         text = [f"apm-git: flushed {what}"]
@@ -170,21 +181,20 @@ def flush_cmd(
     text += [f"  kept your own INDEX.md as {name} (apm-git writes INDEX.md; yours is listed in it)"
              for name in result.kept_index]
     for finding in result.findings:
-        click.echo(f"apm-git: finding: {finding}", err=True)
+        warn(f"apm-git: finding: {finding}")
     for name in result.too_large:
-        click.echo(
+        warn(
             f"apm-git: WARNING: {name} is too large for apm-git to check, so it was NOT committed; it stays on disk "
-            "as it is: split it (see the finding above), then flush again", err=True,
+            "as it is: split it (see the finding above), then flush again",
         )
-    for name in (name for name in result.withheld if name not in result.too_large):
-        click.echo(
-            f"apm-git: WARNING: {name} looks like it holds a secret, so it was NOT committed; it stays on disk "
-            "as it is: remove the secret (see the finding above), then flush again", err=True,
-        )
-    for note in result.notes:
-        click.echo(f"apm-git: WARNING: {note}", err=True)
-    emit(ctx, shapes.flush_json(result), "\n".join(text))
-    return EXIT_FINDINGS if result.notes else EXIT_OK
+    for section in result.withheld_sections:
+        warn(f"apm-git: WARNING: {withheld_line(section)}")
+    for note in result.notes + result.cut:
+        warn(f"apm-git: WARNING: {note}")
+    emit(ctx, shapes.flush_json(result), text_of(text))
+    # From a hook, something withheld exits 1: the agent's host shows stderr then (for 0 it shows nothing;
+    # a hook never exits 2).  By hand the warning is seen, and scripts keep their 0.
+    return EXIT_FINDINGS if result.notes or (hook_input is not None and result.withheld) else EXIT_OK
 
 
 @click.command("index")
@@ -210,7 +220,7 @@ def status_cmd(ctx: click.Context, all_files: bool) -> int:
     repo = state(ctx).repo()
     result = status(repo)
     audited = last_audited(repo)
-    lines = [status_text(result, all_files=all_files)]
+    lines = status_text(result, all_files=all_files).split("\n")
     compaction = audited.get("last_compaction") if audited else None
     if isinstance(compaction, dict):
         verdict = f"flushed by {compaction.get('flushed_by')}" if compaction.get("flushed_by") else "NOT flushed"
@@ -218,5 +228,5 @@ def status_cmd(ctx: click.Context, all_files: bool) -> int:
                      f"{verdict}; audited {audited.get('audited_at') if audited else ''}")
     else:
         lines.append("Last compaction audited: none (run `apm-git audit`)")
-    emit(ctx, shapes.status_json(result, audited), "\n".join(lines))
+    emit(ctx, shapes.status_json(result, audited), text_of(lines))
     return EXIT_OK

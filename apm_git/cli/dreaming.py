@@ -8,10 +8,11 @@ import click
 
 from apm_git import jsontext
 from apm_git.cli import shapes_dreaming
-from apm_git.cli.base import emit, print_json, state
+from apm_git.cli.base import choice, emit, print_json, state, text_of, warn
 from apm_git.cli.proposals import propose_option, proposed_json, proposed_text, proposing
 from apm_git.errors import EXIT_FINDINGS, EXIT_OK, UsageError
 from apm_git.model.trailers import CONSOLIDATION
+from apm_git.model.vocabulary import KEEPS
 
 
 def _stage_text(result: Any) -> str:
@@ -36,7 +37,7 @@ def _stage_text(result: Any) -> str:
         from apm_git.operations.consolidation import left_out_note
 
         lines.append(f"  {left_out_note(result.left_out)}")
-    return "\n".join(lines)
+    return text_of(lines)
 
 
 def load_plan(plan_file: IO[str], command: str) -> Any:
@@ -125,7 +126,7 @@ def dream_cmd(ctx: click.Context, force: bool, propose: bool | None) -> int:
     emit(ctx, proposed_json(result.proposed, result.refused) if proposals else shapes_dreaming.dream_json(result),
          text)
     if result.refused:
-        click.echo(f"apm-git: {result.refused}", err=True)
+        warn(f"apm-git: {result.refused}")
         ctx.exit(EXIT_FINDINGS)
     return EXIT_OK
 
@@ -142,8 +143,14 @@ def history_cmd(ctx: click.Context, entry_id: str) -> int:
     for event in events:
         where = f"{event.source} -> {event.file}" if event.source else event.file
         detail = f"  ({event.detail})" if event.detail else ""
-        lines.append(f"{event.date[:10]}  {event.commit[:7]}  {event.trigger:<12} {event.what:<10} {where}{detail}")
-    emit(ctx, shapes_dreaming.history_json(entry_id, events), "\n".join(lines))
+        what = event.what.upper() if event.what == "lost" else event.what
+        lines.append(f"{event.date[:10]}  {event.commit[:7]}  {event.trigger:<12} {what:<10} {where}{detail}")
+    emit(ctx, shapes_dreaming.history_json(entry_id, events), text_of(lines))
+    if events[-1].what == "lost":  # lost now, as `diff` and `lint` say of it (exit 1, as they do)
+        warn(f"apm-git history: {entry_id} was lost in {events[-1].commit[:12]} with no record of where it went; "
+             f"restore it from that commit's parent, or delete it deliberately with `apm-git forget {entry_id} "
+             "--reason TEXT`")
+        return EXIT_FINDINGS
     return EXIT_OK
 
 
@@ -172,7 +179,7 @@ def import_cmd(ctx: click.Context, show_plan: bool, plan_file: IO[str] | None) -
     if result.flushed:
         head += f" (uncommitted memory flushed first as {result.flushed[:12]})"
     lines = [head] + [f"  import: {value}" for _, value in result.trailers]
-    emit(ctx, shapes_dreaming.stage_json(result), "\n".join(lines))
+    emit(ctx, shapes_dreaming.stage_json(result), text_of(lines))
     return EXIT_OK
 
 
@@ -184,7 +191,7 @@ def _import_text(data: dict[str, Any]) -> str:
     if items:
         lines.append("  carry it out: `apm-git import --plan > plan.json`, edit it if you like, "
                      "then `apm-git import --apply plan.json`")
-    return "\n".join(lines)
+    return text_of(lines)
 
 
 @click.command("forget")
@@ -199,5 +206,33 @@ def forget_cmd(ctx: click.Context, entry_ids: tuple[str, ...], reason: str) -> i
     lines = [f"apm-git: forgot {len(result.forgotten)} entr{'y' if len(result.forgotten) == 1 else 'ies'} "
              f"as {result.commit[:12]} ({result.reason})"]
     lines += [f"  {item.entry_id}  {item.file}" for item in result.forgotten]
-    emit(ctx, shapes_dreaming.forget_json(result), "\n".join(lines))
+    emit(ctx, shapes_dreaming.forget_json(result), text_of(lines))
     return EXIT_OK
+
+
+@click.command("resolve")
+@click.argument("entry_id", metavar="ENTRY-ID")
+@click.option("--keep", type=click.Choice(KEEPS), required=True,
+              help="this: keep ENTRY-ID; other: keep the version it is in conflict with; both: one entry holding "
+                   "both versions. The version that goes is recorded as superseded (archived) or merged.")
+@click.option("--with", "other_id", metavar="OTHER-ID",
+              help="The entry ENTRY-ID is in conflict with, when its Conflicts field names more than one.")
+@click.pass_context
+def resolve_cmd(ctx: click.Context, entry_id: str, keep: str, other_id: str | None) -> int:
+    """Settle a conflict a merge kept (two versions linked by Conflicts:) in one commit; nothing is lost."""
+    from apm_git.commands.resolve import resolve
+
+    repo = state(ctx).repo()
+    result = resolve(repo, entry_id, choice(KEEPS, keep), other_id)
+    settled = result.settled
+    went = {"superseded": f"{settled.gone} superseded by it (archived in {repo.memory_prefix}/{settled.archive})",
+            "merged": f"{settled.gone} merged into it (both versions in one entry)",
+            None: f"{settled.other} was no longer there: the link is dropped"}[settled.how]
+    lines = [f"apm-git: resolved {settled.entry}: kept {settled.kept} in {repo.memory_prefix}/{settled.kept_file}; "
+             f"{went}"]
+    if result.flushed:
+        lines.append(f"  uncommitted memory flushed first as {result.flushed[:12]}")
+    lines.append(f"  committed {result.commit[:12] if result.commit else '(nothing)'}; `apm-git sync` shares it")
+    emit(ctx, shapes_dreaming.resolve_json(result, repo.memory_prefix), text_of(lines))
+    return EXIT_OK
+

@@ -3,7 +3,10 @@ from __future__ import annotations
 
 from apm_git.commands.load import LoadResult
 from apm_git.hookoutput import FILE_MARK, HOOK_LIMIT, cap, hook_json
+from apm_git.model.withhold import WithheldSection
 from apm_git.operations.load_guards import LoadedFile
+
+WITHHELD_SHOWN = 10
 
 
 def _what(item: LoadedFile) -> str:
@@ -45,6 +48,23 @@ def summary(result: LoadResult) -> list[str]:
     if result.warnings:
         lines += ["", "Warnings:"]
         lines += [f"- {warning}" for warning in result.warnings]
+    return lines + withheld_notice(result.withheld)
+
+
+def withheld_notice(sections: list[WithheldSection]) -> list[str]:
+    """What flush keeps out of the commits (suspected secrets) and how to clear it; never the secret."""
+    if not sections:
+        return []
+    lines = ["", "Withheld (suspected secrets): each section below stays on disk, uncommitted, and is left out of "
+                 "this context:"]
+    for section in sections[:WITHHELD_SHOWN]:
+        where = (f"section \"{section.heading}\"" if section.heading else
+                 "the text before the first heading" if section.heading == "" else "a section whose heading holds it")
+        lines.append(f"- {section.path}:{section.line}, {where}: {', '.join(section.kinds)}")
+    if len(sections) > WITHHELD_SHOWN:
+        lines.append(f"- and {len(sections) - WITHHELD_SHOWN} more (`apm-git status` lists them)")
+    lines.append("To clear one: remove the secret from the section and note where it lives instead (\"in the team "
+                 "vault\"); if it is not a secret, `apm-git allow-secret PATH:LINE`; then `apm-git flush`.")
     return lines
 
 
@@ -58,7 +78,7 @@ def markdown(result: LoadResult, *, guide: bool = True) -> str:
     return "".join(parts)
 
 
-def claude_hook(result: LoadResult, limit: int = HOOK_LIMIT) -> str:
+def claude_hook(result: LoadResult, limit: int = HOOK_LIMIT, *, program: str = "apm-git") -> str:
     guide = f"\n{result.guide}" if result.guide else ""  # the guide is never cut
-    context = cap(markdown(result, guide=False), limit - len(guide)) + guide
+    context = cap(markdown(result, guide=False), limit - len(guide), program=program) + guide
     return hook_json("SessionStart", context)

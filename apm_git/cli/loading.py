@@ -1,12 +1,13 @@
 """load, remember, search and hit: the APM protocol's reading and write-back side."""
 from __future__ import annotations
 
+import shlex
 from typing import IO
 
 import click
 
 from apm_git.cli import shapes
-from apm_git.cli.base import UTF8, choice, emit, open_memory, print_json, state
+from apm_git.cli.base import UTF8, choice, emit, open_memory, print_json, state, text_of, warn
 from apm_git.errors import EXIT_FINDINGS, EXIT_OK, UsageError
 from apm_git.model.fitness import VALUES
 
@@ -36,7 +37,7 @@ def load_cmd(
     Dreaming mount (INDEX.md, today's and yesterday's journals, and the intent's domain files).
     """
     from apm_git.cli import load_format
-    from apm_git.commands.load import Target, load
+    from apm_git.commands.load import Target, guide, load
     from apm_git.hookinput import open_hook_repo, read_payload
 
     if main_session and (room is not None or group is not None):
@@ -44,23 +45,33 @@ def load_cmd(
     if state(ctx).json and fmt not in (None, "json"):
         raise UsageError(f"--json and --format {fmt} contradict each other; use one")
     fmt = fmt or ("json" if state(ctx).json else "markdown")
-    repo_path, fresh = state(ctx).repo_path, False
+    repo_path, fresh, program = state(ctx).repo_path, False, "apm-git"
     if hook_input is not None:
+        from apm_git.hookinput import export_repo, separate_memory
+
         payload = read_payload(hook_input)
         session = session or payload.session_id
         fresh = payload.detail in FRESH_SOURCES
-        repo = open_hook_repo(repo_path, payload)
+        found = open_hook_repo(repo_path, payload, given_as=state(ctx).repo_given_as)
+        if found is None:
+            return EXIT_OK  # no memory serves the session's folder: no context to add, nothing to say
+        repo = found
         from apm_git.store import landing
 
         landing.finish_pending(repo, wait=False)  # as open_memory does
+        if separate_memory(repo, payload):  # the agent's commands run in the project: name the memory in each
+            program = f"apm-git --repo {shlex.quote(str(repo.root))}"
+            export_repo(repo)
     else:
-        repo = open_memory(repo_path)
+        repo = open_memory(repo_path, given_as=state(ctx).repo_given_as)
     result = load(repo, Target(group=group, room=room, main=main_session), intent=intent,
                   budget=budget, session=session, fresh=fresh)
+    if result.guide:
+        result.guide = guide(program)
     if fmt == "json":
         print_json(shapes.load_json(result))
     elif fmt == "claude-hook":
-        click.echo(load_format.claude_hook(result))
+        click.echo(load_format.claude_hook(result, program=program))
     else:
         click.echo(load_format.markdown(result), nl=False)
     return EXIT_OK
@@ -80,11 +91,13 @@ def load_cmd(
 @click.option("--priority", type=click.Choice(["P0", "P1", "P2", "P3"]), help="Priority of the --route row.")
 @click.option("--deprecate-route", "deprecate_file", help="Mark the index rows of this file [DEPRECATED].")
 @click.option("--create", is_flag=True, help="Allow --scope group:NAME to start a group that does not exist yet.")
+@click.option("--allow-secret", is_flag=True,
+              help="Write a --decision or --task that looks like a credential (a false positive), with the pragma.")
 @click.pass_context
 def remember_cmd(
     ctx: click.Context, scope_text: str, decision: str | None, title: str | None, value: str, task: str | None,
     status: str | None, route_file: str | None, keywords: str | None, priority: str | None,
-    deprecate_file: str | None, create: bool,
+    deprecate_file: str | None, create: bool, allow_secret: bool,
 ) -> int:
     """APM write-back: record a decision, a task status, or a routing change (not committed: the next
     flush commits it).  Index files only grow: new rows are appended, retired rows marked [DEPRECATED]."""
@@ -105,9 +118,10 @@ def remember_cmd(
     repo = state(ctx).repo()
     scope = require_known_group(repo, rm.memory_scope(scope_text), create=create)
     if decision is not None:
-        result = rm.remember_decision(repo, scope, decision, title=title, value=choice(VALUES, value))
+        result = rm.remember_decision(repo, scope, decision, title=title, value=choice(VALUES, value),
+                                      allow_secret=allow_secret)
     elif task is not None and status is not None:
-        result = rm.remember_task(repo, scope, task, status)
+        result = rm.remember_task(repo, scope, task, status, allow_secret=allow_secret)
     elif route_file is not None and keywords is not None and priority is not None:
         result = rm.remember_route(repo, scope, route_file, keywords.split(","), priority)
     else:
@@ -119,28 +133,37 @@ def remember_cmd(
     lines += [f"  index row appended: {row}" for row in result.rows_added]
     lines += [f"  index row at line {line} marked [DEPRECATED]" for line in result.rows_deprecated]
     lines.append("  not committed yet: the next `apm-git flush` commits it")
-    emit(ctx, shapes.remember_json(result), "\n".join(lines))
+    emit(ctx, shapes.remember_json(result), text_of(lines))
     return EXIT_OK
 
 
 @click.command("search")
 @click.argument("query", type=UTF8)
-@click.option("--archive", "archive_only", is_flag=True, help="Search only memory/archive/.")
+@click.option("--archive", "archive_alike", is_flag=True,
+              help="Rank memory/archive/ with live memory by match alone (a live section first on a tie); "
+                   "without it, archived sections follow the live ones.")
+@click.option("--archive-only", "archive_only", is_flag=True, help="Search only memory/archive/.")
 @click.option("--limit", type=click.IntRange(min=1), default=10, show_default=True, help="Sections to show.")
 @click.option("--group", help="Search this group's memory (groups/NAME/) instead; groups are never searched otherwise.")
 @click.option("--scan", is_flag=True, help="Read every file instead of using the index (where SQLite has no FTS5).")
 @click.pass_context
-def search_cmd(ctx: click.Context, query: str, archive_only: bool, limit: int, group: str | None,
-               scan: bool) -> int:
+def search_cmd(ctx: click.Context, query: str, archive_alike: bool, archive_only: bool, limit: int,
+               group: str | None, scan: bool) -> int:
     """L3: the sections of memory that best match QUERY, in any language: entry id or file:line, heading,
     a snippet with the match, and the score."""
     from apm_git.commands.search import search
 
-    if group is not None and archive_only:
+    if group is not None and (archive_only or archive_alike):
         raise UsageError("--group and --archive search different places; give one of them")
-    result = search(state(ctx).repo(), query, archive_only=archive_only, limit=limit, group=group, scan=scan)
+    if archive_only and archive_alike:
+        raise UsageError("--archive ranks the archive with live memory, --archive-only searches it alone; "
+                         "give one of them")
+    result = search(state(ctx).repo(), query, archive_only=archive_only, archive_alike=archive_alike, limit=limit,
+                    group=group, scan=scan)
     for problem in result.skipped:
-        click.echo(f"apm-git: skipped {problem}", err=True)
+        warn(f"apm-git: skipped {problem}")
+    if result.note:
+        warn(f"apm-git: {result.note}")
     lines = []
     for hit in result.hits:
         ref = f"{hit.entry_id}  {hit.file}:{hit.line}" if hit.entry_id else f"{hit.file}:{hit.line}"
@@ -149,7 +172,7 @@ def search_cmd(ctx: click.Context, query: str, archive_only: bool, limit: int, g
     lines.append(f"{result.total} section{'' if result.total == 1 else 's'} matched ({shown}) in "
                  f"{result.files_searched} files ({result.where})" if result.total else
                  f"nothing matched {query!r} in {result.files_searched} files ({result.where})")
-    emit(ctx, shapes.search_json(result), "\n".join(lines))
+    emit(ctx, shapes.search_json(result), text_of(lines))
     return EXIT_OK
 
 
@@ -175,8 +198,8 @@ def hit_cmd(ctx: click.Context, entry_ids: tuple[str, ...], commit_now: bool) ->
     lines = [f"{item.file}:{item.line}: {item.entry_id} hit_count {item.previous_hit_count} -> {item.hit_count}, "
              f"last_referenced {item.last_referenced}" for item in result.hits]
     for warning in result.warnings:
-        click.echo(f"apm-git: warning: {warning}", err=True)
+        warn(f"apm-git: warning: {warning}")
     for miss in result.misses:
-        click.echo(f"apm-git: {miss.entry_id}: {miss.reason}", err=True)
-    emit(ctx, shapes.hit_json(result), "\n".join(lines))
+        warn(f"apm-git: {miss.entry_id}: {miss.reason}")
+    emit(ctx, shapes.hit_json(result), text_of(lines))
     return EXIT_FINDINGS if result.misses else EXIT_OK

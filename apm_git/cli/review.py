@@ -32,6 +32,10 @@ def diff_cmd(ctx: click.Context, revision: str | None, cached: bool, fmt: str | 
         click.echo(render.diff_markdown(review, command=command), nl=False)
     else:
         click.echo(render.diff_text(review))
+    if review.conflicts:
+        count = len(review.conflicts)
+        click.echo(f"apm-git diff: {count} entr{'y' if count == 1 else 'ies'} in conflict (a merge kept two versions); "
+                   f"{render.RESOLVE_HINT}", err=True)
     if review.lost:
         count = len(review.lost)
         click.echo(f"apm-git diff: {count} entr{'y' if count == 1 else 'ies'} lost with no record of where "
@@ -50,9 +54,7 @@ def log_cmd(ctx: click.Context, revision: str | None, max_count: int | None, apm
     from apm_git.commands.log import log
     from apm_git.review import render, shape
 
-    commits = log(state(ctx).repo(finish=False), revision, max_count=max_count)
-    if apm_only:
-        commits = [commit for commit in commits if commit.apm]
+    commits = log(state(ctx).repo(finish=False), revision, max_count=max_count, apm_only=apm_only)
     if state(ctx).json:
         print_json(shape.log_json(commits, revision or "HEAD"))
     elif commits:

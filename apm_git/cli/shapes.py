@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from apm_git.commands.search import SearchResult
     from apm_git.commands.setup import SetupResult
     from apm_git.commands.status import StatusResult
+    from apm_git.model.withhold import WithheldSection
     from apm_git.operations.baseline import BaselineResult
     from apm_git.operations.flush import FlushResult
     from apm_git.operations.journal import JournalEntry
@@ -92,6 +93,7 @@ def flush_json(result: FlushResult) -> dict[str, Any]:
         "created": list(result.created),
         "findings": list(result.findings),
         "withheld": list(result.withheld),
+        "withheld_sections": withheld_json(result.withheld_sections),
         "kept_index": list(result.kept_index),
         "too_large": list(result.too_large),
         "lost": dict(result.lost),
@@ -113,6 +115,8 @@ def status_json(result: StatusResult, audited: dict[str, object] | None) -> dict
         "files": [{"file": item.file, "lines": item.lines, "budget": item.budget} for item in result.files],
         "last_flush": dict(result.last_flush),
         "pending_items": list(result.pending_items),
+        "pending_records": [{"entry": item.entry, "file": item.file, "line": item.line, "title": item.title}
+                            for item in result.pending_records],
         "due": [{"stage": due.stage, "last_run": due.last_run, "next_due": due.next_due, "due_now": due.due_now}
                 for due in result.due],
         "uncommitted": list(result.uncommitted),
@@ -194,7 +198,14 @@ def load_json(result: LoadResult) -> dict[str, Any]:
         "warnings": list(result.warnings),
         "last_flush": result.last_flush,
         "tokens": result.tokens,
+        "withheld": withheld_json(result.withheld),
     }
+
+
+def withheld_json(sections: list[WithheldSection]) -> list[dict[str, Any]]:
+    """Sections kept uncommitted for a suspected secret (heading null: the heading holds it)."""
+    return [{"path": item.path, "line": item.line, "heading": item.heading, "kinds": list(item.kinds)}
+            for item in sections]
 
 
 def remember_json(result: RememberResult) -> dict[str, Any]:

@@ -32,7 +32,8 @@ def recall_json(result: RecallResult) -> dict[str, Any]:
 
 def install_json(result: InstallResult) -> dict[str, Any]:
     return {"version": VERSION, "agent": "claude-code", "path": result.path, "memory": result.memory,
-            "added": list(result.added), "written": result.written}
+            "added": list(result.added), "written": result.written, "notes": list(result.notes),
+            "warnings": list(result.warnings)}
 
 
 def uninstall_json(result: UninstallResult) -> dict[str, Any]:

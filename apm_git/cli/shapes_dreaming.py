@@ -1,4 +1,4 @@
-"""The `--json` output of deep-sleep, rem, dream, import, history and forget: version 1 (docs/json.md).
+"""The `--json` output of deep-sleep, rem, dream, import, history, forget and resolve: version 1 (docs/json.md).
 
 Built key by key (see apm_git/cli/shapes.py).  A stage's `plan` is the plan the planners already write
 key by key, the same JSON that `deep-sleep --plan` and `import --plan` print and `--apply` reads.
@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from apm_git.commands.dream import DreamResult
     from apm_git.commands.forget import ForgetResult
     from apm_git.commands.history import HistoryEvent
+    from apm_git.commands.resolve import ResolveResult
     from apm_git.operations.consolidation import StageResult
 
 
@@ -58,4 +59,22 @@ def forget_json(result: ForgetResult) -> dict[str, Any]:
         "commit": result.commit,
         "reason": result.reason,
         "forgotten": [{"entry_id": item.entry_id, "file": item.file} for item in result.forgotten],
+    }
+
+
+def resolve_json(result: ResolveResult, prefix: str) -> dict[str, Any]:
+    settled = result.settled
+    return {
+        "version": VERSION,
+        "entry": settled.entry,
+        "other": settled.other,
+        "keep": settled.keep,
+        "kept": settled.kept,
+        "gone": settled.gone,
+        "how": settled.how,
+        "file": f"{prefix}/{settled.kept_file}",
+        "archive": None if settled.archive is None else f"{prefix}/{settled.archive}",
+        "commit": result.commit,
+        "flushed": result.flushed,
+        "trailers": [{"key": key, "value": value} for key, value in result.trailers],
     }

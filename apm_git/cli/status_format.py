@@ -3,6 +3,8 @@ command that lists the rest)."""
 from __future__ import annotations
 
 from apm_git.commands.status import Findings, StatusResult
+from apm_git.model.vocabulary import KEEPS, RESOLVE
+from apm_git.printable import one_line
 
 WORST = 5  # findings, and files over budget, shown by name
 
@@ -11,19 +13,21 @@ def status_text(result: StatusResult, *, all_files: bool = False) -> str:
     lines = _files(result, all_files)
     lines += _findings(result.findings)
     if result.in_conflict:
-        lines.append(f"Entries in conflict: {len(result.in_conflict)} (settle each: keep one version, delete the "
-                     "other, drop the Conflicts line)")
-        lines += [f"  {item.file}:{item.line}: {item.entry}: Conflicts: {item.conflicts}"
-                  for item in result.in_conflict[:WORST]]
+        lines.append(f"Entries in conflict: {len(result.in_conflict)} (settle each with `{RESOLVE}`: the version "
+                     "that goes is recorded as superseded or merged, never lost)")
+        lines += [f"  {item.file}:{item.line}: {item.entry}: `apm-git resolve {item.entry} --keep "
+                  f"{'|'.join(KEEPS)}` (Conflicts: {item.conflicts})" for item in result.in_conflict[:WORST]]
         if len(result.in_conflict) > WORST:
             lines.append(f"  ... and {len(result.in_conflict) - WORST} more (`apm-git --json status` lists them)")
     lines.append("Last flush:")
     lines += [f"  {scope}: {_when(stamp)}" for scope, stamp in result.last_flush.items()]
     own = [item for item in result.pending_items if not (isinstance(item, dict) and item.get("source") == "flush")]
-    lines.append(f"Pending items: {len(own)}")
-    lines += [f"  - {_pending(item)}" for item in own[:WORST]]
-    if len(own) > WORST:
-        lines.append(f"  ... and {len(own) - WORST} more (`apm-git --json status` lists them)")
+    pending = [f"{item.file}:{item.line}: {item.title} ({item.entry})" for item in result.pending_records]
+    pending += [_pending(item) for item in own]
+    lines.append(f"Pending items: {len(pending)}")
+    lines += [f"  - {item}" for item in pending[:WORST]]
+    if len(pending) > WORST:
+        lines.append(f"  ... and {len(pending) - WORST} more (`apm-git --json status` lists them)")
     for due in result.due:
         when = "due now" if due.due_now else f"next due {due.next_due}"
         lines.append(f"{due.stage}: {when} (last run: {_when(due.last_run)})")
@@ -31,7 +35,7 @@ def status_text(result: StatusResult, *, all_files: bool = False) -> str:
         lines.append(f"Uncommitted memory changes: {len(result.uncommitted)} file(s); run `apm-git flush`")
     if result.not_set_up:
         lines.append(f"This clone is not set up (lacks {' and '.join(result.not_set_up)}); run `apm-git setup`")
-    return "\n".join(lines)
+    return "\n".join(one_line(line) for line in lines)  # a file name holding a line break stays on its line
 
 
 def _files(result: StatusResult, all_files: bool) -> list[str]:

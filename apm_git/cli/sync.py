@@ -1,12 +1,13 @@
 """sync: share the memory through a git remote; merge-counters: the hits git merged alike, counted."""
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import click
 
 from apm_git.cli import shapes_agents
-from apm_git.cli.base import emit, state
+from apm_git.cli.base import emit, state, text_of, warn
 from apm_git.errors import EXIT_FINDINGS, EXIT_OK
 
 
@@ -23,25 +24,35 @@ def sync_cmd(ctx: click.Context, remote: str | None, branch: str | None, gather:
     from apm_git.commands.sync import sync
 
     result = sync(state(ctx).repo(), remote=remote, branch=branch, gather=gather)
-    emit(ctx, shapes_agents.sync_json(result), "\n".join(sync_lines(result)))
+    emit(ctx, shapes_agents.sync_json(result), text_of(sync_lines(result)))
     for note in result.flush_notes:
-        click.echo(f"apm-git: WARNING: {note}", err=True)
+        warn(f"apm-git: WARNING: {note}")
     for name in result.withheld:
-        click.echo(f"apm-git: WARNING: {name} was NOT committed (a suspected secret, or too large to check); it "
-                   "stays on disk as it is: `apm-git flush` says why", err=True)
+        warn(f"apm-git: WARNING: {name} was NOT committed (a suspected secret, or too large to check); it "
+             "stays on disk as it is: `apm-git flush` says why")
     for note in result.notes:
-        click.echo(f"apm-git: WARNING: {note}", err=True)
+        warn(f"apm-git: WARNING: {note}")
     for over in result.journals_over_budget:
-        click.echo(f"apm-git: WARNING: {over.path} is over its line budget after this merge ({over.lines}/"
-                   f"{over.budget} lines): the union of the writers' journals, kept whole (deep sleep promotes its "
-                   "items: `apm-git deep-sleep`); a memory several agents share needs a journal budget sized for them "
-                   "(`budgets` -> `journal` in apm.yaml)", err=True)
+        warn(f"apm-git: WARNING: {over.path} is over its line budget after this merge ({over.lines}/"
+             f"{over.budget} lines): the union of the writers' journals, kept whole (deep sleep promotes its "
+             "items: `apm-git deep-sleep`); a memory several agents share needs a journal budget sized for them "
+             "(`budgets` -> `journal` in apm.yaml)")
     for path in result.unmerged:
-        click.echo(f"apm-git: CONFLICT: {path}: git's line merge kept both versions for a person to settle", err=True)
+        warn(f"apm-git: CONFLICT: {path}: git's line merge kept both versions for a person to settle")
     for conflict in result.conflicts:
-        click.echo(f"apm-git: CONFLICT: {conflict} (kept both versions, linked by Conflicts:; settle it, then sync)",
-                   err=True)
+        warn(f"apm-git: CONFLICT: {conflict}; {settle_hint(conflict)}, then sync")
     return EXIT_FINDINGS if result.conflicts or result.unmerged or result.flush_notes else EXIT_OK
+
+
+def settle_hint(conflict: str) -> str:
+    """How to settle what a merge kept for a person: the command for an entry kept in two versions."""
+    from apm_git.model.entry_id import ENTRY_ID
+    from apm_git.model.vocabulary import KEEPS
+
+    found = re.search(rf": ({ENTRY_ID.pattern}): .*linked by Conflicts:", conflict)
+    if found is None:
+        return "both versions are kept for a person to settle"
+    return f"settle it with `apm-git resolve {found[1]} --keep {'|'.join(KEEPS)}` (nothing is lost)"
 
 
 def sync_lines(result: Any) -> list[str]:

@@ -26,6 +26,8 @@ PROVIDERS = (GITHUB, GITLAB)
 GITHUB_WORKFLOW = ".github/workflows/apm-memory.yml"
 GITLAB_CI = ".gitlab-ci.yml"
 GITLAB_INCLUDE = ".gitlab/apm-memory.yml"
+ASK = ("give --install-spec with a pip requirement CI can reach, e.g. "
+       "'apm-git @ git+https://HOST/OWNER/apm-git.git@COMMIT'")
 MARK = "# Written by `apm-git ci "  # the first line of every file apm-git writes here
 
 WRITTEN: Final = "written"
@@ -43,14 +45,29 @@ class CiResult:
 
 
 def default_install_spec() -> str:
-    """The running apm-git, pinned, so CI checks with the rules this memory was written under."""
-    return f"apm-git=={__version__}"
+    """The running apm-git as pip recorded where it came from (apm_git/model/install_spec.py), so CI checks
+    with the rules this memory was written under; a UsageError naming `--install-spec` when CI cannot
+    install it from there (a local folder)."""
+    from importlib import metadata
+
+    from apm_git.model.install_spec import NAME, spec_from
+
+    try:
+        dist = metadata.distribution(NAME)
+    except metadata.PackageNotFoundError:
+        raise UsageError(f"apm-git runs from its source, not from an installation, so CI cannot install it the same "
+                         f"way: {ASK}") from None
+    spec, why = spec_from(dist.read_text("direct_url.json"), dist.version)
+    if spec is None:
+        raise UsageError(f"CI cannot install this apm-git ({why}): {ASK}")
+    return spec
 
 
 def render(provider: str, install_spec: str) -> str:
     spec = install_spec.strip()
     if not spec or "\n" in spec or "\r" in spec:
-        raise UsageError("--install-spec: give one pip requirement on one line, e.g. apm-git==0.1.0")
+        raise UsageError("--install-spec: give one pip requirement on one line, e.g. "
+                         "'apm-git @ git+https://HOST/OWNER/apm-git.git@COMMIT'")
     text = (template_dir() / "ci" / f"{provider}.yml").read_text(encoding="utf-8")
     # A JSON string is a YAML double-quoted scalar: any spec (a URL, quotes, `#`) stays one value.
     return text.replace("@APM_VERSION@", __version__).replace("@APM_INSTALL_SPEC@", json.dumps(spec))
@@ -95,6 +112,5 @@ def _write(root: Path, rel: str, text: str, *, force: bool, provider: str) -> Ci
                          f"left alone; `apm-git ci {provider} --force` rewrites it")
     path = root / rel
     path.parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(path, text.encode("utf-8"))
-    path.chmod(0o644)  # a file to commit and share, not a private one
+    write_atomic(path, text.encode("utf-8"))  # a new file gets what the umask allows: one to commit and share
     return WRITTEN if old is None else REWRITTEN

@@ -17,6 +17,8 @@ def flush(
     session: str | None = None,
     message: str | None = None,
     if_idle: bool = False,
+    hook: bool = False,
 ) -> FlushResult:
     with write_lock(repo):
-        return flush_locked(repo, trigger=trigger, scope=scope, session=session, message=message, if_idle=if_idle)
+        return flush_locked(repo, trigger=trigger, scope=scope, session=session, message=message, if_idle=if_idle,
+                             hook=hook)

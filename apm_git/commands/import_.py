@@ -16,7 +16,7 @@ from apm_git.store.repo import MemoryRepo
 
 def import_plan(repo: MemoryRepo) -> ImportPlan:
     files, taken = import_inputs(repo)
-    return plan_import(files, repo.config.routing, taken, clock.today())
+    return plan_import(files, repo.config.routing, taken, clock.today(), repo.config.budget_for)
 
 
 def import_plan_json(repo: MemoryRepo) -> dict[str, Any]:

@@ -18,10 +18,11 @@ def add(
     title: str | None = None,
     tags: list[str] | None = None,
     value: DecisionValue = "MEDIUM",
+    allow_secret: bool = False,
 ) -> JournalEntry:
     with write_lock(repo):
         today = clock.today()
         return append_record(
             repo, dated.journal_name(today), layout.new_journal(today), text, kind=kind, title=title, tags=tags,
-            value=value,
+            value=value, allow_secret=allow_secret,
         )

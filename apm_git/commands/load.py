@@ -25,9 +25,12 @@ from apm_git.model.groups import check_group_name
 from apm_git.model.records import Record, parse
 from apm_git.model.routing import RouteChoice, RoutingTable, parse_routing, rank_routes, safe_file
 from apm_git.model.vocabulary import LoadMode, LoadRole
+from apm_git.model.withhold import WithheldSection
 from apm_git.operations.load_guards import CONVENTIONS, Breaker, Discipline, LoadedFile, SkippedFile
+from apm_git.operations.withheld import Redactor, uncommitted
 from apm_git.store import layout, templates, tokens
 from apm_git.store.repo import MemoryRepo
+from apm_git.store.scope import Scope
 from apm_git.store.session import Held, SessionState, session_state
 from apm_git.store.state import load_flush_state, resolve_room
 
@@ -42,8 +45,17 @@ GUIDE = """## How to use this memory (apm-git)
   `apm-git search "words"` (any language); after using an entry, `apm-git hit ENTRY-ID`.
 - `apm-git flush` commits memory (the hooks also do it at compaction and session end).
 """
+
+
+def guide(program: str = "apm-git") -> str:
+    """The guide with each command started as `program` (`apm-git --repo PATH` when the memory is not the
+    folder the agent works in)."""
+    return GUIDE.replace("`apm-git ", f"`{program} ")
+
+
 RECALL_SECTIONS = 8  # sections the index may add to a load
-_CONVENTIONS_REF = re.compile(rf"[\w./-]*{names.CONVENTIONS}/[\w./-]*\.md")
+# From the start of a path only, and a bounded path: `[\w./-]*` tried from every position is quadratic.
+_CONVENTIONS_REF = re.compile(rf"(?<![\w./-])[\w./-]{{0,200}}{names.CONVENTIONS}/[\w./-]{{0,200}}\.md")
 
 
 @dataclasses.dataclass
@@ -73,6 +85,7 @@ class LoadResult:
     skipped: list[SkippedFile] = dataclasses.field(default_factory=list)
     warnings: list[str] = dataclasses.field(default_factory=list)
     last_flush: str | None = None  # DM: "YYYY-MM-DD HH:mm", or "never"
+    withheld: list[WithheldSection] = dataclasses.field(default_factory=list)  # suspected secrets, uncommitted
 
     @property
     def tokens(self) -> int:
@@ -97,6 +110,7 @@ class _Run:
         self.counter = tokens.Counter(result.encoding, str(repo.state_dir / tokens.CACHE_FILE))
         self.breaker = Breaker(result.budget, self.counter)
         self.discipline = Discipline(repo.config.load, held)
+        self.redactor = Redactor(repo)  # a section that holds a suspected secret never reaches the agent
 
     def read(self, rel: str, role: LoadRole, priority: str | None = None, *, missing: str) -> str | None:
         name = self.repo.repo_path(rel)
@@ -107,7 +121,8 @@ class _Run:
             return None
         if text is None:
             self.breaker.skipped.append(SkippedFile(name, role, priority, missing))
-        return text
+            return None
+        return self.redactor.text(name, text)
 
     def offer(self, rel: str, role: LoadRole, priority: str | None = None, *, missing: str,
               disciplined: bool = False) -> LoadedFile | None:
@@ -183,6 +198,9 @@ def _run(repo: MemoryRepo, result: LoadResult, held: list[Held]) -> list[Held]:
         _load_main(run)
     else:
         _load_dreaming(run)
+    scope = Scope("group", result.group) if result.group else Scope("main")  # the load's own files only
+    result.withheld = uncommitted(repo, scope.pathspecs(repo), run.redactor)
+    run.redactor.save()
     run.counter.save()
     result.files = run.breaker.loaded
     result.skipped = run.breaker.skipped
@@ -342,6 +360,7 @@ def _hot_entries(run: _Run, hot: list[str]) -> None:
         except ApmGitError as error:
             run.result.warnings.append(str(error))
             continue
+        text = run.redactor.text(run.repo.repo_path(name), text) if text else text
         for record in parse(text or "").records:
             if record.ok and record.fitness is not None:
                 ranked.append((record_score(record, today, run.repo.config.rem), name, record))
@@ -393,7 +412,7 @@ def recall(run: _Run, group: str | None, under: str | None, whole: set[str]) -> 
     taken = 0
     for hit in hits:
         path = run.repo.repo_path(hit.path)
-        if path in whole or hit.path.startswith(f"{names.ARCHIVE}/"):
+        if path in whole or hit.path.startswith(f"{names.ARCHIVE}/") or run.redactor.suspects(path, hit.text):
             continue
         why = f"matched {', '.join(matched(hit, wanted)) or 'the intent'} (score {hit.score:g})"
         why = f"entry {hit.entry_id}, {why}" if hit.entry_id else why

@@ -3,14 +3,15 @@
 A prompt-sized load: the sections of live memory that the full-text index ranks best for the
 prompt, each whole, under a small token budget, and nothing at all when nothing matches well
 enough (a hook that adds noise to every prompt is worse than none).  A section counts as a match
-when it holds at least two of the prompt's words (the one word of a one-word prompt).
+when it holds at least two of the prompt's words (the one word of a one-word prompt).  The archive
+is never recalled: it ranks below live memory everywhere, and only `search --archive` asks for it;
+the plain scan (no FTS5) leaves it out before it ranks, so archived sections cannot crowd out live ones.
 """
 from __future__ import annotations
 
 import dataclasses
 
 from apm_git.errors import UsageError
-from apm_git.model import names
 from apm_git.model.vocabulary import SearchMethod
 from apm_git.store import tokens
 from apm_git.store.repo import MemoryRepo
@@ -52,7 +53,7 @@ def recall(repo: MemoryRepo, prompt: str, *, budget: int = DEFAULT_BUDGET) -> Re
         index = Index(repo, Scope())
     except NoFts5:
         result.method = "scan"
-        hits = scan_sections(repo, Scope(), wanted, limit=CANDIDATES)[0]
+        hits = scan_sections(repo, Scope(), wanted, limit=CANDIDATES, archive=False)[0]
     else:
         try:
             hits = index.search(wanted, limit=CANDIDATES, archive=False)[0]
@@ -62,7 +63,7 @@ def recall(repo: MemoryRepo, prompt: str, *, budget: int = DEFAULT_BUDGET) -> Re
     counter = None  # read only when a section matches
     for hit in hits:
         words = matched(hit, wanted)
-        if len(words) < need or hit.path.startswith(f"{names.ARCHIVE}/"):
+        if len(words) < need:
             continue
         counter = counter or tokens.Counter(repo.config.encoding, str(repo.state_dir / tokens.CACHE_FILE))
         cost = counter.count(hit.text)  # cached: a section counted before needs no tiktoken

@@ -13,10 +13,10 @@ from __future__ import annotations
 import dataclasses
 
 from apm_git import clock
-from apm_git.errors import FindingsError, UsageError
+from apm_git.errors import FindingsError, SecretRefused, UsageError
 from apm_git.model import dated, names, routing, tasks
 from apm_git.model.vocabulary import DecisionValue, RememberAction
-from apm_git.operations.journal import append_record
+from apm_git.operations.journal import allowed, append_record, refusal, suspected
 from apm_git.store import layout
 from apm_git.store.lock import write_lock
 from apm_git.store.repo import MemoryRepo
@@ -76,6 +76,7 @@ def _ensure_row(repo: MemoryRepo, scope: Scope, file: str, result: RememberResul
 
 def remember_decision(
     repo: MemoryRepo, scope: Scope, text: str, *, title: str | None = None, value: DecisionValue = "MEDIUM",
+    allow_secret: bool = False,
 ) -> RememberResult:
     result = RememberResult(str(scope), "decision", "")
     with write_lock(repo):
@@ -85,7 +86,8 @@ def remember_decision(
             rel, new_file = dated.journal_name(today), layout.new_journal(today)
         else:
             rel, new_file = f"{_folder(scope)}/experience.md", ""
-        entry = append_record(repo, rel, new_file, text, kind="decision", title=title, value=value)
+        entry = append_record(repo, rel, new_file, text, kind="decision", title=title, value=value,
+                              allow_secret=allow_secret)
         if scope.group is not None:
             _ensure_row(repo, scope, "experience.md", result)
     result.file, result.line, result.entry_id = entry.file, entry.line, entry.entry_id
@@ -93,7 +95,9 @@ def remember_decision(
     return result
 
 
-def remember_task(repo: MemoryRepo, scope: Scope, task: str, status: str) -> RememberResult:
+def remember_task(
+    repo: MemoryRepo, scope: Scope, task: str, status: str, *, allow_secret: bool = False,
+) -> RememberResult:
     task = " ".join(task.split())
     status = " ".join(status.split())
     if not task:
@@ -101,6 +105,10 @@ def remember_task(repo: MemoryRepo, scope: Scope, task: str, status: str) -> Rem
     if not status or "]" in status or "[" in status:
         raise UsageError(f"--status {status!r} must be a short word without brackets (e.g. todo, doing, blocked, done)")
     rel = f"{_folder(scope)}/attention.md"
+    flagged = suspected(tasks.render_task(task, status, clock.today()))
+    if flagged and not allow_secret:
+        raise SecretRefused(refusal(repo.repo_path(rel), "the task", flagged[1], allow_secret))
+    task = allowed(task) if flagged else task
     result = RememberResult(str(scope), "task", repo.repo_path(rel))
     with write_lock(repo):
         _initialize(repo, scope, result)

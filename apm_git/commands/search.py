@@ -2,8 +2,10 @@
 
 Every section counts: Dreaming records, free-form heading sections, journal days, topic files.
 Ranking is BM25 over the index (apm_git/search/index.py), a word in a heading weighing four
-times a word in the body.  `--scan` reads every file instead (the fallback where SQLite has no
-FTS5): sections that hold more of the query's words first, then more occurrences.
+times a word in the body.  Live memory ranks above the archive: archived sections follow the live
+ones unless the user asks for the archive (`--archive`), which ranks both by their match alone, a
+live section first on an equal score.  `--scan` reads every file instead (the fallback where SQLite
+has no FTS5): sections that hold more of the query's words first, then more occurrences.
 """
 from __future__ import annotations
 
@@ -35,31 +37,37 @@ class SearchHit:
 @dataclasses.dataclass
 class SearchResult:
     query: str
-    where: str  # "live and archive", "archive" or "group NAME"
+    where: str  # "live, then archive", "live and archive alike", "archive" or "group NAME"
     method: SearchMethod
     hits: list[SearchHit]
     total: int  # sections that matched, before --limit
     files_searched: int
     skipped: list[str] = dataclasses.field(default_factory=list)
+    note: str | None = None  # the index on disk could not be used: why, and what was done instead
 
 
 def search(
-    repo: MemoryRepo, query: str, *, archive_only: bool = False, limit: int = 10, group: str | None = None,
-    scan: bool = False,
+    repo: MemoryRepo, query: str, *, archive_only: bool = False, archive_alike: bool = False, limit: int = 10,
+    group: str | None = None, scan: bool = False,
 ) -> SearchResult:
+    """`archive_only`: the archive alone; `archive_alike`: the archive ranked with live memory by match
+    alone (a live section first on an equal score); neither: live sections first, then archived ones."""
     wanted = query_terms(query)
-    where = f"group {group}" if group else "archive" if archive_only else "live and archive"
-    scope = Scope(group)
+    where = (f"group {group}" if group else "archive" if archive_only else
+             "live and archive alike" if archive_alike else "live, then archive")
+    scope, archive = Scope(group), True if archive_only else None
+    note = None
     if scan:
-        found, total, files, skipped = scan_sections(repo, scope, wanted, limit=limit, archive_only=archive_only)
+        found, total, files, skipped = scan_sections(repo, scope, wanted, limit=limit, archive=archive,
+                                                     alike=archive_alike)
     else:
         index = Index(repo, scope)
         try:
-            found, total = index.search(wanted, limit=limit, archive=True if archive_only else None)
+            found, total = index.search(wanted, limit=limit, archive=archive, alike=archive_alike)
         finally:
             index.close()
-        files, skipped = index.refresh.files, index.refresh.skipped
-    result = SearchResult(query, where, "scan" if scan else "index", [], total, files, skipped)
+        files, skipped, note = index.refresh.files, index.refresh.skipped, index.refresh.note
+    result = SearchResult(query, where, "scan" if scan else "index", [], total, files, skipped, note)
     for hit in found:
         result.hits.append(SearchHit(
             hit.entry_id, repo.repo_path(hit.path), hit.line, hit.heading, snippet(hit, wanted),

@@ -30,6 +30,8 @@ def setup(root: Path, *, install: bool = True) -> SetupResult:
     if "the merge driver apm-memory" in lacking:
         register_merge_driver(root)
         result.registered.append("the merge driver apm-memory")
+    if precommit.register_hook_programs(root):
+        result.registered.append("the path of apm-git's hook program (for commits whose PATH lacks it)")
     if install and "the pre-commit hook" in lacking:
         problem = precommit.install(root)
         if problem is None:

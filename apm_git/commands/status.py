@@ -62,6 +62,17 @@ class InConflict:
     conflicts: str
 
 
+@dataclasses.dataclass(frozen=True)
+class PendingRecord:
+    """A `pending` item of a live journal (`journal add --kind pending`, or a `- **Pending:**` note line):
+    an unfinished task, which deep sleep never promotes, so it waits in its journal."""
+
+    entry: str
+    file: str  # repo-relative
+    line: int
+    title: str
+
+
 @dataclasses.dataclass
 class StatusResult:
     files: list[FileBudget]
@@ -72,6 +83,7 @@ class StatusResult:
     findings: Findings = dataclasses.field(default_factory=Findings)
     not_set_up: list[str] = dataclasses.field(default_factory=list)  # what `apm-git setup` would add
     in_conflict: list[InConflict] = dataclasses.field(default_factory=list)
+    pending_records: list[PendingRecord] = dataclasses.field(default_factory=list)
 
 
 # Most harmful first: a secret about to leak, memory lost, then shape and size.
@@ -103,7 +115,33 @@ def status(repo: MemoryRepo) -> StatusResult:
         findings=current_findings(repo),
         not_set_up=missing(repo.root),
         in_conflict=in_conflict(repo),
+        pending_records=pending_records(repo),
     )
+
+
+def pending_records(repo: MemoryRepo) -> list[PendingRecord]:
+    """Every pending item of the live journals, oldest journal first (both forms of docs/design.md 2.1)."""
+    from apm_git.dreaming.items import collect_items
+    from apm_git.model import dated
+    from apm_git.model.records import parse
+    from apm_git.store import layout
+
+    found = []
+    for name in layout.journals(repo):
+        try:
+            text = repo.read(name)
+        except ApmGitError:
+            continue  # unreadable or too large: the findings say so
+        day = dated.journal_date(name)
+        if not text or day is None:
+            continue
+        parsed = parse(text)
+        for item in collect_items(name, day, parsed):
+            if item.kind == "pending":
+                block = parsed.blocks[item.place.block]
+                line = block.line_no + (item.place.lines[0] if item.place.lines else 0)
+                found.append(PendingRecord(item.entry_id, repo.repo_path(name), line, item.title))
+    return found
 
 
 def in_conflict(repo: MemoryRepo) -> list[InConflict]:

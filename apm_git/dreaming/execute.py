@@ -219,16 +219,14 @@ def rescored(plan: DeepSleepPlan, memory: Memory, config: Config) -> DeepSleepPl
 
 
 def budget_problems(plan: DeepSleepPlan, memory: Memory, config: Config, changes: Changes) -> list[str]:
-    """The category files that the plan's promotions (carried out as `changes`) would put over budget
-    (a file whose prose alone is over budget excepted)."""
+    """The category files that the plan's promotions (carried out as `changes`) would leave over budget and
+    longer than they were (a file over its budget already is never made longer, whatever makes it so)."""
     problems = []
     for name in sorted({p.target for p in plan.promotions}):
         budget = config.budget_for(name)
-        text = memory.categories.get(name, "")
-        before = count_lines(text)
+        before = count_lines(memory.categories.get(name, ""))
         after = count_lines(changes.writes[name])
-        # Prose alone over budget: no archival could make room, so the promotions are not refused.
-        if budget is not None and after > budget and after > before and parse(text).prose_lines < budget:
+        if budget is not None and after > budget and after > before:
             problems.append(
                 f"promotions would put {config.memory_dir}/{name} over its budget ({after} > {budget} lines); "
                 "add archive moves or drop promotions",

@@ -18,7 +18,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import functools
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from apm_git.dreaming.edit import keep_end, rewrite
@@ -27,11 +27,23 @@ from apm_git.dreaming.plan_shape import IMPORT_PLAN, PLAN_VERSION
 from apm_git.errors import PlanRefused
 from apm_git.model import dated
 from apm_git.model.fitness import Fitness
+from apm_git.model.limits import MAX_FILE_BYTES, megabytes
 from apm_git.model.names import repo_rel
-from apm_git.model.records import Block, Record, RecordFile, parse, render_record, reparse, split_lines, strip_eol
+from apm_git.model.records import (
+    Block,
+    Record,
+    RecordFile,
+    count_lines,
+    parse,
+    render_record,
+    reparse,
+    split_lines,
+    strip_eol,
+)
 from apm_git.model.sections import DATED, section_kind
 
 STAGE: Final = "import"
+BudgetFor = Callable[[str], int | None] | None  # a file's line budget by memory-relative path
 FORMS = {DATED: "dated section", "note": "session note"}
 
 
@@ -68,18 +80,26 @@ class _Source:
 
 
 def plan_import(files: Mapping[str, str], routing: Mapping[str, str], taken: Mapping[str, str],
-                today: dt.date) -> ImportPlan:
+                today: dt.date, budget_for: BudgetFor = None) -> ImportPlan:
     """`files`: texts of the journals and category files by memory-relative path; `routing`: kind -> file;
-    `taken`: entry id -> where it already is."""
+    `taken`: entry id -> where it already is; `budget_for`: a file's line budget (None: none)."""
     plan = ImportPlan(today)
-    for source in _sources(files, routing, taken, plan.skipped):
-        plan.items.append(source.item)
+    sources = _sources(files, routing, taken, plan.skipped)
+    fitting = _within_budgets(sources, files, budget_for, plan.skipped)
+    by_file: dict[str, list[tuple[_Source, str]]] = {}
+    for source in fitting:
+        by_file.setdefault(source.item.file, []).append((source, source.item.kind))
+    too_large = _too_large(files, by_file)
+    for name, size in too_large.items():
+        plan.skipped.append(Skipped(name, 1, _too_large_reason(size)))
+    plan.items += [source.item for source in fitting if source.item.file not in too_large]
     return plan
 
 
 def execute_import(plan: ImportPlan, files: Mapping[str, str], routing: Mapping[str, str],
-                   taken: Mapping[str, str]) -> dict[str, str]:
-    """The new texts of the files the plan imports from; a plan that no longer matches them is refused."""
+                   taken: Mapping[str, str], budget_for: BudgetFor = None) -> dict[str, str]:
+    """The new texts of the files the plan imports from; a plan that no longer matches them, or that would
+    take a file past what `room` allows it, is refused."""
     found = {(s.item.file, s.item.entry_id): s for s in _sources(files, routing, taken, [])}
     chosen: dict[str, list[tuple[_Source, str]]] = {}
     problems = []
@@ -94,9 +114,105 @@ def execute_import(plan: ImportPlan, files: Mapping[str, str], routing: Mapping[
                           "`apm-git import --plan`")
     writes = {}
     for name, sources in chosen.items():
-        parsed = parse(files[name])
-        writes[name] = keep_end(files[name], rewrite(parsed, _replacements(parsed, sources)))
+        writes[name] = _imported(files[name], sources)
+        budget = budget_for(name) if budget_for else None
+        limit = room(files[name], budget)
+        if budget is not None and limit is not None and count_lines(writes[name]) > limit:
+            problems.append(f"importing {len(sources)} section(s) into {name} would make it "
+                            f"{count_lines(writes[name])} lines, past {_room_words(files[name], budget)}")
+    if problems:
+        raise PlanRefused("; ".join(problems) + "; nothing was changed — drop items from the plan, or print a "
+                          "fresh one with `apm-git import --plan`")
+    too_large = {name: size for name, text in writes.items() if (size := _size(text)) > MAX_FILE_BYTES}
+    if too_large:
+        name, size = next(iter(too_large.items()))
+        raise PlanRefused(f"importing into {name} {_too_large_reason(size)}; nothing was changed")
     return writes
+
+
+def room(text: str, budget: int | None) -> int | None:
+    """The most lines an import leaves a file with: its budget, or as many as it has when it is over its
+    budget already (adopted so, and known to the baseline): import never makes such a file longer."""
+    return None if budget is None else max(budget, count_lines(text))
+
+
+def _room_words(text: str, budget: int) -> str:
+    lines = count_lines(text)
+    if lines > budget:
+        return f"the {lines} lines it has (over its budget of {budget} already: import never makes it longer)"
+    return f"its budget of {budget} lines"
+
+
+def _imported(text: str, sources: list[tuple[_Source, str]]) -> str:
+    parsed = parse(text)
+    return keep_end(text, rewrite(parsed, _replacements(parsed, sources)))
+
+
+def _size(text: str) -> int:
+    return len(text.encode("utf-8", "surrogatepass"))
+
+
+def _too_large(files: Mapping[str, str], chosen: Mapping[str, list[tuple[_Source, str]]]) -> dict[str, int]:
+    """The files the import would take past MAX_FILE_BYTES, which every command then skips unread, and their
+    size after it.  A record is a few lines longer than the section it replaces (and its Body repeats the
+    section's first line), so a file of thousands of short dated sections grows several times over."""
+    found = {}
+    for name, sources in chosen.items():
+        # Each record stands in for (part of) its section, so the file grows by less than the records'
+        # size (a margin for the kind in Tags and the blank line after each): rendered only past the limit.
+        most = _size(files[name]) + sum(_size("".join(source.record.lines)) + 64 for source, _ in sources)
+        if most > MAX_FILE_BYTES and (size := _size(_imported(files[name], sources))) > MAX_FILE_BYTES:
+            found[name] = size
+    return found
+
+
+def _too_large_reason(size: int) -> str:
+    return (f"would make it {megabytes(size)}, past the {megabytes(MAX_FILE_BYTES)} apm-git reads (search, load "
+            "and the checks would skip it); split the file into smaller ones first (by month, say), then import")
+
+
+def _within_budgets(sources: list[_Source], files: Mapping[str, str], budget_for: BudgetFor,
+                    skipped: list[Skipped]) -> list[_Source]:
+    """The sources that fit their file's `room`, in file order; the rest skipped, with the reason.  A block's
+    growth is measured as each source joins it; the file's final count (its end kept) is checked at the end."""
+    if budget_for is None:
+        return sources
+    fitting: list[_Source] = []
+    for name in dict.fromkeys(source.item.file for source in sources):
+        budget = budget_for(name)
+        limit = room(files[name], budget)
+        mine = [source for source in sources if source.item.file == name]
+        if budget is None or limit is None:
+            fitting += mine
+            continue
+        parsed = parse(files[name])
+        lines = count_lines(files[name])
+        blocks: dict[int, list[_Source]] = {}
+        chosen = []
+        for source in mine:
+            now = blocks.get(source.block, [])
+            growth = _growth(parsed, [*now, source]) - _growth(parsed, now)
+            if lines + growth <= limit:
+                lines += growth
+                blocks[source.block] = [*now, source]
+                chosen.append(source)
+        while chosen and count_lines(_imported(files[name], [(s, s.item.kind) for s in chosen])) > limit:
+            chosen.pop()  # the file's end, kept as it was, took a line more than the blocks said
+        fitting += chosen
+        skipped += [Skipped(name, source.item.line,
+                            f"no room: its record would take the file past {_room_words(files[name], budget)}")
+                    for source in mine if source not in chosen]
+    return fitting
+
+
+def _growth(parsed: RecordFile, sources: list[_Source]) -> int:
+    """How many lines importing `sources` (all of one block) adds to the block."""
+    if not sources:
+        return 0
+    index = sources[0].block
+    block = _replacements(parsed, [(source, source.item.kind) for source in sources])[index]
+    assert block is not None
+    return len(block.lines) - len(parsed.blocks[index].lines)
 
 
 def _replacements(parsed: RecordFile, sources: list[tuple[_Source, str]]) -> dict[int, Block | None]:

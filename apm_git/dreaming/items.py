@@ -39,7 +39,7 @@ from apm_git.model.titles import TITLE_CHARS, default_title, normalize_title
 NOTE_HEADING = re.compile(r"## (?P<time>\d{1,2}:\d{2})\s*[—–-]+\s*Session Notes\s*", re.IGNORECASE)
 # A time and a time zone say when, not what: `## 2026-04-01 14:25 (Asia/Jakarta)` takes its title from its text.
 _TIME = r"\d{1,2}:\d{2}(?::\d{2})?(?:\s*(?:[A-Z]{2,5}\b|[A-Z][A-Za-z]+/[A-Za-z_]+))?"
-_CLOCK = re.compile(rf"^(?:{_TIME})?\s*(?:\([^)]*\))?\s*$|^{_TIME}\s*[—–:-]*\s*")
+_CLOCK = re.compile(rf"^(?:{_TIME})?\s*(?:\([^)]*\)\s*)?$|^{_TIME}\s*[—–:-]*\s*")  # no two `\s*` side by side
 NOTE_ITEM = re.compile(r"- \*\*(?P<label>[A-Za-z]+)(?::\*\*|\*\*:)\s*(?P<text>.*)")
 LABELS = {
     "decision": "decision",

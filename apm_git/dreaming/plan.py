@@ -11,7 +11,7 @@ import functools
 from typing import Any
 
 from apm_git.dreaming.plan_shape import DEEP_SLEEP_PLAN, PLAN_VERSION
-from apm_git.model.names import repo_rel
+from apm_git.model.names import ARCHIVED_JOURNALS, repo_rel
 
 
 @dataclasses.dataclass(frozen=True)
@@ -46,6 +46,7 @@ class Kept:
     entry_id: str
     source: str
     reason: str
+    room: str | None = None  # the category file that had no room for it
 
 
 @dataclasses.dataclass(frozen=True)
@@ -191,7 +192,25 @@ def deep_sleep_trailers(plan: DeepSleepPlan, prefix: str) -> list[tuple[str, str
             found.append(("Apm-Promote", f"{p.entry_id} {prefix}/{source} -> {prefix}/{p.target} ({p.reason})"))
     found += _archive_trailers(plan.archivals, prefix)
     found += _move_trailers(plan.journal_moves, prefix)
+    found += [("Apm-Finding", finding) for finding in no_room_findings(plan, prefix)]
     return found
+
+
+def no_room_findings(plan: DeepSleepPlan, prefix: str) -> list[str]:
+    """One line per category file that had no room for items whose journal goes to the archive in this run (they
+    go with it): which, and why.  Items that only wait (their journal is not due yet) are in the body's `Kept`."""
+    moved = {move.source for move in plan.journal_moves}
+    found = []
+    for target in sorted({k.room for k in plan.kept if k.room and k.source in moved}):
+        gone = [k for k in plan.kept if k.room == target and k.source in moved]
+        more = f" and {len(gone) - NAMED} more" if len(gone) > NAMED else ""
+        ids = ", ".join(k.entry_id for k in gone[:NAMED]) + more
+        found.append(f"{gone[0].reason.split(';')[0]}; {ids} went to {prefix}/{ARCHIVED_JOURNALS}/ with "
+                     f"{'its journal' if len(gone) == 1 else 'their journals'}")
+    return found
+
+
+NAMED = 5  # the entry ids a finding names
 
 
 def rem_trailers(plan: RemPlan, prefix: str) -> list[tuple[str, str]]:

@@ -16,11 +16,13 @@ copies of it (same id and text) go with it; a copy with other text stays where i
 A category file never ends over its line budget because of a promotion: when the promoted
 records would pass it, the file's entries and the new records compete by score
 (apm_git.dreaming.score); the lowest go first (an old entry to the archive, a new one stays
-in its journal for now), never a proven entry or one in conflict.  A file that its prose
-alone (lines outside records, which consolidation never moves) puts over budget takes its
-promotions and loses nothing: no entry could bring it to its budget.  A journal more than
-`journals.archive_after_days` old that this run takes nothing from, and that holds no item
-kept out for room (it still has something to promote), moves whole to `archive/journals/`.
+in its journal for now), never a proven entry or one in conflict.  A file that no archival
+could bring within its budget (its prose alone, lines outside records that consolidation never
+moves, or its prose and protected entries pass it) takes no promotion and loses nothing: it is
+never made longer (issue 23: a 256-line prose people.md grew to 405).  A journal more than
+`journals.archive_after_days` old that this run takes nothing from moves whole to
+`archive/journals/`, on schedule, items kept out for room and all: the plan says so for each,
+and the commit carries an `Apm-Finding` per file that had no room.
 """
 from __future__ import annotations
 
@@ -28,7 +30,7 @@ import dataclasses
 import datetime as dt
 from collections.abc import Mapping
 
-from apm_git.dreaming.edit import LinesAfterEdit
+from apm_git.dreaming.edit import LinesAfterEdit, record_text
 from apm_git.dreaming.items import JournalItem, collect_items
 from apm_git.dreaming.plan import Archival, DeepSleepPlan, JournalMove, Kept, Promotion
 from apm_git.dreaming.score import budget_order, protected, record_score
@@ -36,7 +38,7 @@ from apm_git.dreaming.titleindex import TitleIndex
 from apm_git.model import dated, names
 from apm_git.model.config import Config
 from apm_git.model.fitness import VALUES, Fitness
-from apm_git.model.records import Record, RecordFile, parse, set_field
+from apm_git.model.records import Record, RecordFile, parse, set_field, split_lines
 from apm_git.model.sections import LIGHT_SLEEP
 from apm_git.model.titles import title_words
 
@@ -73,19 +75,26 @@ def plan_deep_sleep(memory: Memory, today: dt.date, config: Config) -> DeepSleep
     plan = DeepSleepPlan(today)
     items = memory.items()
     candidates = _candidates(items, memory, config, plan.kept)
-    waiting: set[str] = set()  # journals holding an item kept out for room: not done with
     for target in sorted({candidate.target for candidate in candidates}):
         group = [candidate for candidate in candidates if candidate.target == target]
-        waiting |= _fit(plan, group, target, memory.categories.get(target, ""), today, config)
+        _fit(plan, group, target, memory.categories.get(target, ""), today, config)
     touched = {p.source for p in plan.promotions} | {copy for p in plan.promotions for copy in p.copies}
-    plan.journal_moves = journal_moves(list(items), touched | waiting, memory.archived_journals, today, config)
+    plan.journal_moves = journal_moves(list(items), touched, memory.archived_journals, today, config)
+    moving = {move.source: move.target for move in plan.journal_moves}
+    plan.kept = [
+        dataclasses.replace(k, reason=f"{k.reason}; it goes to the archive with its journal "
+                                      f"({config.memory_dir}/{moving[k.source]})")
+        if k.room and k.source in moving else k
+        for k in plan.kept
+    ]
     return plan
 
 
 def journal_moves(
     journals: list[str], touched: set[str], archived: frozenset[str], today: dt.date, config: Config,
 ) -> list[JournalMove]:
-    """Old journals this run takes nothing from (so the move is a 100% rename) go to archive/journals/."""
+    """Old journals this run takes nothing from (so the move is a 100% rename) go to archive/journals/, on
+    schedule: an item kept out of a full file goes with its journal, and never keeps it live for good."""
     moves = []
     for name in sorted(journals):
         day = dated.journal_date(name)
@@ -149,7 +158,10 @@ def _candidates(
             continue
         words = title_words(item.title)
         reasons = []
-        if len({other.day for other in group}) > 1 or item.fitness.last_referenced > item.day:
+        # Used on a later day than its own: the journal's day, or the record's own date when it is later (a
+        # dated section written ahead of its journal's name was not used by being dated so).
+        own_day = max(item.day, item.record.day or item.day)
+        if len({other.day for other in group}) > 1 or item.fitness.last_referenced > own_day:
             reasons.append("referenced")
         if item.fitness.decision_value == "HIGH":
             reasons.append("high-value")
@@ -168,21 +180,30 @@ def _candidates(
 
 def _fit(
     plan: DeepSleepPlan, group: list[Candidate], target: str, text: str, today: dt.date, config: Config,
-) -> set[str]:
-    """Promote `group` into `target`, making room by score when the file would pass its budget;
-    the journals of the candidates kept out for room."""
+) -> None:
+    """Promote `group` into `target`, making room by score when the file would pass its budget.
+
+    A promotion never leaves the file over its budget: when archiving every entry that may go (neither
+    proven nor in conflict) would still not bring the file within it — its prose alone passes it, or what
+    is left is protected — nothing is promoted into it and nothing archived; the candidates wait in their
+    journals, which go to the archive on schedule (`journal_moves`) with them."""
     parsed = parse(text)
     records = [promoted_record(c.item, c.copies, names.repo_rel(config.memory_dir, c.item.journal)) for c in group]
     chosen = dict.fromkeys(range(len(group)))
     removed: list[int] = []
     budget = config.budget_for(target)
     lines = LinesAfterEdit(parsed, records, parsed.newline)
-    waiting = set()
-    if budget is not None and lines.count > budget and parsed.prose_lines < budget:
+    where = f"{config.memory_dir}/{target}"
+    if budget is not None and lines.count > budget:
+        movable = [index for index, block in enumerate(parsed.blocks)
+                   if isinstance(block, Record) and block.ok and not protected(block)]
+        full = _no_room(parsed, movable, min(records, key=lambda record: len(record.lines)), budget)
+        if full is not None:
+            plan.kept += [Kept(c.item.entry_id, c.item.journal, f"no room in {where}: {full}", room=target)
+                          for c in group]
+            return
         pool: list[tuple[tuple[int, str, str, str], int, int]] = [
-            (budget_order(block, today, config.rem), 0, index)
-            for index, block in enumerate(parsed.blocks)
-            if isinstance(block, Record) and block.ok and not protected(block)
+            (budget_order(_record(parsed, index), today, config.rem), 0, index) for index in movable
         ]
         pool += [(budget_order(record, today, config.rem), 1, index) for index, record in enumerate(records)]
         for _, is_new, index in sorted(pool):
@@ -192,12 +213,14 @@ def _fit(
                 del chosen[index]
                 lines.take_back(index)
                 candidate = group[index]
-                waiting.add(candidate.item.journal)
                 plan.kept.append(Kept(candidate.item.entry_id, candidate.item.journal,
-                                      f"no room in {config.memory_dir}/{target} (budget {budget} lines)"))
+                                      f"no room in {where} (budget {budget} lines)",
+                                      room=target))
             else:
                 removed.append(index)
                 lines.remove(index)
+        if not chosen:
+            removed = []  # no newcomer fits after all: nothing is archived for it
     for index in chosen:
         candidate = group[index]
         plan.promotions.append(Promotion(
@@ -209,7 +232,26 @@ def _fit(
         plan.archivals.append(Archival(
             record.id, target, dated.archive_file(today), record_score(record, today, config.rem), "budget",
         ))
-    return waiting
+
+
+def _no_room(parsed: RecordFile, movable: list[int], smallest: Record, budget: int) -> str | None:
+    """Why not even the `smallest` newcomer fits a file with every movable entry archived, or None when it does."""
+    floor = LinesAfterEdit(parsed, [smallest], parsed.newline)
+    for index in movable:
+        floor.remove(index)
+    if floor.count <= budget:
+        return None
+    fix = "trim or split it, or raise its budget in apm.yaml"
+    prose = parsed.prose_lines
+    if prose >= budget:
+        return (f"its {prose} lines of prose alone pass its budget of {budget} lines, and consolidation never "
+                f"moves prose ({fix})")
+    kept = len(parsed.entries) - len(movable)
+    what = f"its {prose} lines of prose" + (f" and {kept} proven or conflicting entr{'y' if kept == 1 else 'ies'}"
+                                            if kept else "")
+    size = len(split_lines(record_text(smallest)))
+    return (f"{what} leave no room for a {size}-line record within its budget of {budget} lines"
+            + (", and deep sleep archives neither" if kept else "") + f" ({fix})")
 
 
 def _record(parsed: RecordFile, index: int) -> Record:

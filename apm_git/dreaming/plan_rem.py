@@ -14,7 +14,8 @@ In this order, over the live entries of the category files and of each group's
 5. while a file is over its line budget, archive its lowest-scored entries (lowest score, then
    least recently referenced, then oldest); proven entries only when no other is left, the same
    way; never one in conflict; a file that its prose alone (the lines outside records, which
-   consolidation never moves) puts over budget loses no entry for room.
+   consolidation never moves) puts over budget loses no entry for room, unless the run's own edits
+   would make it longer than it was: then only as many as keep it from growing.
 An entry with a `Conflicts:` field is never folded, superseded or archived, and an entry
 promoted in the same run (`fresh`: deep sleep's promotions in one `dream`) is never archived.
 """
@@ -258,17 +259,19 @@ def _enforce_budgets(
         if lines <= budget:
             continue
         prose = doc.prose_lines
-        if prose < budget:  # prose alone over budget: archiving entries would not bring the file to it
-            # Unprotected entries go first; when only proven ones are left, they go too (a budget can
-            # always be met); an entry in conflict never goes: a person has to settle it first.
-            for last_resort in (False, True):
-                movable = [e for e in mine if not e.gone and not e.record.field("Conflicts")
-                           and e.record.id not in fresh and protected(e.record) == last_resort]
-                for entry in sorted(movable, key=lambda e: budget_order(e.record, today, config.rem, e.fitness)):
-                    if lines <= budget:
-                        break
-                    entry.gone = "budget"
-                    lines -= len(entry.record.lines)
+        # Prose alone over budget: archiving entries would not bring the file to it, so none goes for room,
+        # unless this run's own edits (a `Supersedes:` or `Merged:` line) would make the file longer than it was.
+        limit = budget if prose < budget else doc.line_count
+        # Unprotected entries go first; when only proven ones are left, they go too (a budget can
+        # always be met); an entry in conflict never goes: a person has to settle it first.
+        for last_resort in (False, True):
+            movable = [e for e in mine if not e.gone and not e.record.field("Conflicts")
+                       and e.record.id not in fresh and protected(e.record) == last_resort]
+            for entry in sorted(movable, key=lambda e: budget_order(e.record, today, config.rem, e.fitness)):
+                if lines <= limit:
+                    break
+                entry.gone = "budget"
+                lines -= len(entry.record.lines)
         if lines > budget:
             left = [e for e in mine if not e.gone]
             plan.over_budget.append(OverBudget(

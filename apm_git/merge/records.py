@@ -19,7 +19,8 @@ from apm_git.model.records import PROVEN, Record, eol_of, reparse, set_field, st
 
 T = TypeVar("T")
 UNION_FIELDS = ("Tags", "Merged", "Conflicts")
-CONFLICT_NOTE = "both sides of a merge changed this entry's body; keep one version, delete the other"
+CONFLICT_NOTE = ("both sides of a merge changed this entry's body: settle it with "
+                 "`apm-git resolve <this entry's id> --keep this|other|both` (nothing is lost)")
 OTHER_TITLE = "(merge: other version)"
 
 

@@ -10,7 +10,8 @@ from apm_git.model.vocabulary import DECISION_VALUES
 
 VALUES = DECISION_VALUES  # decision_value, best first
 VALUE_POINTS = {"HIGH": 50, "MEDIUM": 25, "LOW": 0}
-_PAIR = re.compile(r"\s*([a-z_]+)\s*=\s*([^,]*?)\s*")
+# The value is stripped after the match: a lazy group before `\s*` backtracks quadratically on spaces.
+_PAIR = re.compile(r"\s*([a-z_]+)\s*=(.*)", re.DOTALL)
 
 
 # A NamedTuple, not a frozen dataclass: the pre-commit hook imports it on every commit (apm_git.model.slotted).
@@ -28,7 +29,7 @@ class Fitness(NamedTuple):
             match = _PAIR.fullmatch(part)
             if not match:
                 raise FitnessError(_usage(f"cannot read {part.strip()!r}"))
-            pairs[match[1]] = match[2]
+            pairs[match[1]] = match[2].strip()
         missing = [key for key in ("last_referenced", "hit_count", "decision_value") if key not in pairs]
         if missing:
             raise FitnessError(_usage(f"missing {', '.join(missing)}"))

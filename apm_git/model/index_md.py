@@ -57,8 +57,66 @@ class OtherFile(NamedTuple):
     files: int = 1
 
 
-_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")  # also a journal's row in the Daily Journals table
 HINT_CHARS = 90
+# A row of older journals summarized: a month (2026-01), a year (2026), or a span (2019-03-01 … 2023-12-31).
+PERIOD = re.compile(r"(\d{4}(?:-\d{2}){0,2})(?: … (\d{4}(?:-\d{2}){0,2}))?")
+JOURNAL_ROWS = 8  # the newest journals keep a row each before the other files are summarized by folder
+CONFLICT_ROWS = 10  # entries in conflict listed one by one; the rest counted in one row
+MONTH, YEAR = 7, 4  # the length of a day's prefix that names its month, its year
+
+
+class JournalRow(NamedTuple):
+    """A row of the Daily Journals table: one journal (`label` its date), or the older journals of a period."""
+
+    label: str
+    journals: int
+    recent: tuple[str, ...]
+
+
+def covers(label: str, day: str) -> bool:
+    """Whether the Daily Journals row `label` (a date, a month, a year, or a span) stands for the journal of `day`."""
+    match = PERIOD.fullmatch(label)
+    if match is None:
+        return False
+    start, end = match[1], match[2] or match[1]
+    return day[: len(start)] >= start and day[: len(end)] <= end
+
+
+def fit_journals(rows: list[JournalRow], room: int) -> list[JournalRow]:
+    """The journal rows (newest first) within `room` rows: the newest one by one, the older a row per month,
+    or per year when the months do not fit; when even the years do not, the oldest in one span."""
+    if len(rows) <= room:
+        return rows
+    for width in (MONTH, YEAR):
+        for listed in range(room - 1, -1, -1):  # the most journals listed one by one that leave room for the rest
+            grouped = _periods(rows[listed:], width)
+            if listed + len(grouped) <= room:
+                return rows[:listed] + grouped
+    listed = max(room - 1, 0)
+    rest = rows[listed:]
+    span = f"{rest[-1].label[:10]} … {rest[0].label[:10]}"
+    return [*rows[:listed], JournalRow(span, sum(row.journals for row in rest), _recent(rest))]
+
+
+def _periods(rows: list[JournalRow], width: int) -> list[JournalRow]:
+    groups: dict[str, list[JournalRow]] = {}
+    for row in rows:
+        groups.setdefault(row.label[:width], []).append(row)
+    return [JournalRow(label, sum(row.journals for row in group), _recent(group)) for label, group in groups.items()]
+
+
+def _recent(rows: list[JournalRow], limit: int = 3) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(title for row in rows for title in row.recent))[:limit]
+
+
+def fit_conflicts(conflicts: list[Conflict]) -> list[Conflict]:
+    """At most `CONFLICT_ROWS` rows: past that, the rest counted in the last row."""
+    if len(conflicts) <= CONFLICT_ROWS:
+        return conflicts
+    rest = len(conflicts) - CONFLICT_ROWS + 1
+    return [*conflicts[: CONFLICT_ROWS - 1],
+            Conflict(f"({rest} more)", "—", "`apm-git --json status` lists every entry in conflict")]
 
 
 def summarize_other(name: str, text: str, headings: list[str]) -> OtherFile:
@@ -162,13 +220,18 @@ def render(
     index_budget: int | None = None,
 ) -> str:
     """`categories` holds (kind, file, summary) in routing order; journals newest first; `others` every
-    other Markdown file, listed one by one while INDEX.md stays within `index_budget` lines, else
-    summarized by folder."""
+    other Markdown file.  Within `index_budget` lines every row is listed while they fit; when they do
+    not, the conflicts past `CONFLICT_ROWS` are counted in one row, the other files are summarized by
+    folder, and the older journals by month (or year): the newest journals are listed one by one."""
     others = others or []
-    if others and index_budget is not None:
-        room = index_budget - render(today, categories, journals, conflicts, budget).count("\n")
-        others = fit_others(others, max(room, 1))
-    total = len(categories) + len(journals) + sum(other.files for other in others)
+    periods = [JournalRow(summary.name.removesuffix(".md"), 1, summary.recent) for summary in journals]
+    if index_budget is not None:
+        conflicts = fit_conflicts(conflicts)
+        room = index_budget - render(today, categories, [], conflicts, budget).count("\n")
+        if len(periods) + len(others) > room:
+            others = fit_others(others, max(room - min(len(periods), JOURNAL_ROWS), 1))
+            periods = fit_journals(periods, max(room - len(others), 1))
+    total = len(categories) + sum(period.journals for period in periods) + sum(other.files for other in others)
     lines = [
         TITLE,
         "",
@@ -193,7 +256,9 @@ def render(
         JOURNALS,
         "",
         *_table(JOURNAL_HEADER, [
-            (summary.name.removesuffix(".md"), "✅", ", ".join(summary.recent) or "—") for summary in journals
+            (period.label, "✅" if _DATE.fullmatch(period.label) else
+             f"{period.journals} journal{'s' if period.journals != 1 else ''}", ", ".join(period.recent) or "—")
+            for period in periods
         ]),
     ]
     if conflicts:
@@ -214,12 +279,17 @@ def _table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> list[str]:
 class IndexReading(Slotted):
     """What an INDEX.md names, and where its structure is broken."""
 
-    __slots__ = ("files", "journals", "problems")
+    __slots__ = ("files", "journals", "periods", "problems")
 
     def __init__(self) -> None:
         self.files: dict[str, int] = {}  # file -> line
         self.journals: dict[str, int] = {}  # YYYY-MM-DD -> line
+        self.periods: dict[str, int] = {}  # a row of older journals (a month, a year, a span) -> line
         self.problems: list[tuple[int, str]] = []
+
+    def lists_journal(self, day: str) -> bool:
+        """Whether the journal of `day` has its row, or is in the period of a summary row."""
+        return day in self.journals or any(covers(period, day) for period in self.periods)
 
 
 def hot_files(text: str) -> list[str]:
@@ -271,7 +341,8 @@ def read(text: str) -> IndexReading:
             reading.problems.append((number, f"row has {len(cells)} cells, the table has {len(_SECTIONS[section])}"))
             continue
         if section == JOURNALS:
-            reading.journals[cells[0]] = number
+            is_period = not _DATE.fullmatch(cells[0]) and PERIOD.fullmatch(cells[0]) is not None
+            (reading.periods if is_period else reading.journals)[cells[0]] = number
         elif section != CONFLICTS:
             reading.files[cells[0]] = number
     for required in (HOT, ON_DEMAND, JOURNALS):

@@ -27,7 +27,7 @@ HEADER = ("Trigger keywords", "File", "Priority")
 DEFAULT_FILE = "attention.md"  # the seed's P0 file, when a table has no P0 row
 
 _HEADING = re.compile(r"#{2,3}\s+routing\b.*", re.IGNORECASE)
-_SEPARATOR = re.compile(r"\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?")
+_SEPARATOR_CELL = re.compile(r":?-{3,}:?")
 _WORD = re.compile(r"\w+")
 _SAFE_FILE = re.compile(r"[\w][\w.-]*(/[\w][\w.-]*)*\.md")
 _SUFFIXES = ("ments", "ment", "ings", "ing", "ies", "ers", "er", "ed", "es", "s")
@@ -85,7 +85,7 @@ def parse_routing(text: str) -> RoutingTable:
     if header[:3] != [name.lower() for name in HEADER]:
         problems.append(Problem(index + 1, "routing table header must be '| Trigger keywords | File | Priority |'"))
     index += 1
-    if index < len(lines) and _SEPARATOR.fullmatch(lines[index].strip()):
+    if index < len(lines) and _separator_row(lines[index]):
         index += 1
     else:
         problems.append(Problem(index + 1, "routing table needs a '|---|---|---|' line under its header"))
@@ -97,6 +97,15 @@ def parse_routing(text: str) -> RoutingTable:
             problems.append(problem)
         index += 1
     return RoutingTable(tuple(routes), tuple(problems), found=True, end_line=index)
+
+
+def _separator_row(line: str) -> bool:
+    """`|---|:--:|---|`: cells of three or more dashes (a colon may stand at either end), pipes at the ends
+    optional.  Cell by cell: one regular expression over the row backtracks quadratically on spaces."""
+    row = line.strip()
+    row = row[1:] if row.startswith("|") else row
+    row = row[:-1] if row.endswith("|") else row
+    return all(_SEPARATOR_CELL.fullmatch(cell.strip()) for cell in row.split("|"))
 
 
 def _parse_row(line: str, number: int) -> tuple[Route | None, Problem | None]:

@@ -6,10 +6,12 @@ runs them on a commit's text.
 from __future__ import annotations
 
 import dataclasses
+import json
 from typing import Any
 
-from apm_git import clock
+from apm_git import clock, jsontext
 from apm_git.model.groups import GROUP_NAME_RULE, is_group_name
+from apm_git.model.limits import MAX_FILE_BYTES, megabytes
 from apm_git.model.names import FLUSH_STATE, GROUP_NAMES
 
 
@@ -78,3 +80,20 @@ def _timestamps(data: dict[str, Any]) -> list[tuple[str, Any]]:
 
 
 PROBLEMS = {GROUP_NAMES: group_names_problem, FLUSH_STATE: flush_state_problem}
+
+
+def state_file_problem(rel: str, data: bytes | None, size: int) -> str | None:
+    """What makes the bytes of a state file (`rel`: one of PROBLEMS) unusable, or None when apm-git can use
+    them: over the read limit (`data` None: not read for its `size`), not UTF-8, not JSON (nesting past
+    jsontext.MAX_DEPTH included), or not the file's shape.  Sync asks it of what a remote brings."""
+    if data is None or size > MAX_FILE_BYTES:
+        return f"is {megabytes(size)}, over the {megabytes(MAX_FILE_BYTES)} apm-git reads"
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        return f"is not valid UTF-8 (byte {error.start})"
+    try:
+        parsed = jsontext.loads(text)
+    except json.JSONDecodeError as error:
+        return f"is not valid JSON (line {error.lineno}, column {error.colno}: {error.msg})"
+    return PROBLEMS[rel](parsed)

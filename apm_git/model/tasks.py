@@ -11,10 +11,12 @@ import datetime as dt
 import re
 
 from apm_git.model.records import BOM, newline_of, ready_to_append, split_lines, strip_eol
+from apm_git.secret_scan.prefilter import ALLOW_COMMENT
 
 TASKS_HEADING = "## Tasks"
 _HEADING = re.compile(r"##\s+tasks\s*", re.IGNORECASE)
-_TASK = re.compile(r"\s*[-*] \[(?P<status>[^\]\n]*)\] (?P<text>.*?)(?: \(updated \d{4}-\d{2}-\d{2}\))?\s*")
+_TASK = re.compile(r"\s*[-*] \[(?P<status>[^\]\n]*)\] (?P<rest>.*)", re.DOTALL)
+_UPDATED = re.compile(r" \(updated \d{4}-\d{2}-\d{2}\)\Z")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -26,11 +28,23 @@ class TaskEdit:
 
 
 def _key(task: str) -> str:
-    return " ".join(task.split()).casefold()
+    """A task as it is matched: spaces and case aside, and without the mark `--allow-secret` gave it."""
+    return " ".join(task.removesuffix(ALLOW_COMMENT).split()).casefold()
 
 
 def render_task(task: str, status: str, day: dt.date) -> str:
     return f"- [{status}] {task} (updated {day.isoformat()})"
+
+
+def _task(line: str) -> tuple[str, str] | None:
+    """(status, text) of a task line `- [status] text (updated YYYY-MM-DD)`, or None.  The date and the
+    spaces at the end are taken off in two linear steps (a lazy text before them would be quadratic)."""
+    match = _TASK.fullmatch(line)
+    if match is None:
+        return None
+    rest = match["rest"].rstrip()
+    updated = _UPDATED.search(rest)
+    return match["status"], rest[:updated.start()] if updated else rest
 
 
 def set_task(text: str, task: str, status: str, day: dt.date) -> TaskEdit:
@@ -44,11 +58,11 @@ def set_task(text: str, task: str, status: str, day: dt.date) -> TaskEdit:
         return TaskEdit(bom + full, full.count("\n"), True, None)
     end = next((index for index in range(heading + 1, len(lines)) if lines[index].startswith("#")), len(lines))
     for index in range(heading + 1, end):
-        match = _TASK.fullmatch(strip_eol(lines[index]))
-        if match and _key(match["text"]) == _key(task):
+        found = _task(strip_eol(lines[index]))
+        if found and _key(found[1]) == _key(task):
             eol = lines[index][len(strip_eol(lines[index])):]
-            lines[index] = render_task(match["text"], status, day) + eol
-            return TaskEdit(bom + "".join(lines), index + 1, False, match["status"])
+            lines[index] = render_task(found[1], status, day) + eol
+            return TaskEdit(bom + "".join(lines), index + 1, False, found[0])
     last = max((index for index in range(heading, end) if strip_eol(lines[index]).strip()), default=heading)
     insert = [new_line + newline]
     if last == heading:  # no task yet: the first goes under the blank line after the heading

@@ -16,8 +16,8 @@ CheckId = Literal["apm-no-secrets", "apm-no-loss", "apm-append-only", "apm-state
                   "apm-record-format"]
 CHECK_IDS: tuple[CheckId, ...] = get_args(CheckId)
 # What `diff` says happened to an entry, in the order a reviewer reads them (loss first; docs/review.md).
-EntryStatus = Literal["loss", "added", "imported", "edited", "proven", "promoted", "moved", "archived", "superseded",
-                      "merged", "forgotten", "removed"]
+EntryStatus = Literal["loss", "conflict", "added", "imported", "edited", "proven", "promoted", "moved", "archived",
+                      "superseded", "merged", "forgotten", "removed"]
 ENTRY_STATUSES: tuple[EntryStatus, ...] = get_args(EntryStatus)
 # What `diff` says happened to a free-form section, and to a file.
 SectionStatus = Literal["added", "removed", "changed", "moved"]
@@ -35,7 +35,7 @@ FLUSH_TRIGGERS: tuple[FlushTrigger, ...] = get_args(FlushTrigger)
 # A flush scope: all, main, or group:NAME (the kind; the name is kept beside it).
 ScopeKind = Literal["all", "main", "group"]
 # The consolidation stages, each one commit (`memory: <stage> …`).
-StageName = Literal["deep-sleep", "rem", "import"]
+StageName = Literal["deep-sleep", "rem", "import", "resolve"]
 # The stages `dream` runs when due (`status` says when).
 DueStage = Literal["deep-sleep", "rem"]
 DUE_STAGES: tuple[DueStage, ...] = get_args(DueStage)
@@ -60,7 +60,11 @@ CI_PROVIDERS: tuple[CiProvider, ...] = get_args(CiProvider)
 CiAction = Literal["written", "unchanged", "rewritten"]
 # What a commit did to an entry (`apm-git history`).
 HistoryWhat = Literal["created", "changed", "promoted", "moved", "superseded", "archived", "proven", "merged",
-                      "deleted", "forgotten"]
+                      "lost", "forgotten"]
+# `apm-git resolve ID --keep …`: which version of an entry in conflict stays (docs/conflicts.md).
+Keep = Literal["this", "other", "both"]
+KEEPS: tuple[Keep, ...] = get_args(Keep)
+RESOLVE = f"apm-git resolve ID --keep {'|'.join(KEEPS)}"  # the command that settles a conflict, as messages name it
 
 Word = TypeVar("Word", bound=str)
 

@@ -12,11 +12,13 @@ import dataclasses
 
 from apm_git import git
 from apm_git.checks import baseline, no_secrets
-from apm_git.errors import CorruptStateFile
+from apm_git.errors import CorruptStateFile, UnreadableFile
 from apm_git.model import names
+from apm_git.model.limits import MAX_FILE_BYTES
 from apm_git.operations.baseline import record, work_tree
 from apm_git.store.commit import commit
 from apm_git.store.memory_index import free_name, keep_own_index
+from apm_git.store.odd_names import skipped
 from apm_git.store.repo import MemoryRepo
 from apm_git.store.state import group_names, load_flush_state
 
@@ -30,9 +32,39 @@ class Adoption:
     known: int = 0  # findings the baseline records
 
 
+def refuse_unreadable(repo: MemoryRepo) -> None:
+    """Stop an adoption before anything is written or committed when a memory file apm-git reads at
+    adoption (its Markdown, the state files, MEMORY.md) is not UTF-8: adoption is all or nothing, and
+    the next `init`, once the file is re-saved, starts from the beginning.  A file past the read
+    limit is adopted as found and left unread, as everywhere (docs/adopting.md)."""
+    rels = [*repo.markdown_files(), *(rel for rel in (*names.STATE_FILES, names.BASELINE) if repo.exists(rel))]
+    paths = [(repo.repo_path(rel), repo.path(rel)) for rel in rels]
+    if (repo.root / names.MEMORY_MD).is_file():
+        paths.append((names.MEMORY_MD, repo.root / names.MEMORY_MD))
+    unreadable: list[tuple[str, str]] = []  # (name, where and what)
+    for name, path in paths:
+        try:
+            if path.stat().st_size > MAX_FILE_BYTES:
+                continue
+            data = path.read_bytes()
+            data.decode("utf-8")
+        except UnicodeDecodeError as error:
+            line = data.count(b"\n", 0, error.start) + 1
+            unreadable.append((name, f"{name}:{line}: not valid UTF-8 (byte {error.start})"))
+        except OSError as error:
+            unreadable.append((name, f"{name}: cannot be read ({error.strerror})"))
+    if unreadable:
+        others = [name for name, _ in unreadable[1:]]
+        more = f" (and {len(others)} more: {', '.join(others[:3])}{', …' if len(others) > 3 else ''})" if others else ""
+        raise UnreadableFile(f"{unreadable[0][1]}{more}; nothing was adopted or committed: re-save it as UTF-8 "
+                             "(or move it out of the memory), then run `apm-git init` again")
+
+
 def commit_as_found(repo: MemoryRepo) -> Adoption:
-    """Commit the memory files that are not committed yet, as they are, with their findings baseline."""
-    found = sorted({change.path for change in git.status(repo.root, [repo.memory_prefix, names.MEMORY_MD])})
+    """Commit the memory files that are not committed yet, as they are, with their findings baseline;
+    not a file whose name is not UTF-8 (store/odd_names.py)."""
+    found = sorted({change.path for change in git.status(repo.root, [repo.memory_prefix, names.MEMORY_MD])
+                    if not skipped(change.path)})
     adoption = Adoption()
     if not found:
         return adoption

@@ -111,7 +111,7 @@ def _planned(repo: MemoryRepo, changes: Changes, stage: str, today: dt.date) -> 
     if own is not None:  # a person's own INDEX.md is moved aside (a rename in the commit), never overwritten
         planned[own] = (None, current(names.INDEX))
     texts = {rel: None if after is None else after.decode("utf-8") for rel, (_, after) in planned.items()}
-    absent, committed = _as_committed(repo, {*planned, names.INDEX})
+    absent, committed = as_committed(repo, {*planned, names.INDEX})
     index = build_index(repo, today, exclude=absent, instead={**committed, **texts})
     planned[names.INDEX] = (current(names.INDEX), index.encode("utf-8"))
     return planned
@@ -152,7 +152,7 @@ def _unwritable(stage: str, error: OSError) -> StateError:
     )
 
 
-def _as_committed(repo: MemoryRepo, touched: Collection[str]) -> tuple[list[str], dict[str, str]]:
+def as_committed(repo: MemoryRepo, touched: Collection[str]) -> tuple[list[str], dict[str, str]]:
     """The memory files this run leaves alone but that differ from HEAD: new ones, and the committed text of the rest.
 
     INDEX.md describes the commit, so nothing of a file the commit lacks reaches it: a journal

@@ -19,12 +19,23 @@ from apm_git.checks import baseline, budget, index_fresh, no_secrets
 from apm_git.checks.run import CHECKS, run_checks
 from apm_git.errors import ApmGitError, InvalidUtf8
 from apm_git.model import names
+from apm_git.model.commit_text import clean_findings, flush_text
 from apm_git.model.vocabulary import FlushTrigger
-from apm_git.operations.flush_keep import Kept, committed_index, files_line, keep_losses, loss_line, unreadable_line
+from apm_git.model.withhold import WithheldSection
+from apm_git.operations.flush_keep import (
+    Kept,
+    committed_index,
+    files_line,
+    keep_losses,
+    loss_line,
+    unreadable_line,
+    withhold_secrets,
+)
 from apm_git.operations.gather import WORKTREE, Sides, gather
 from apm_git.store import layout
 from apm_git.store.commit import commit
 from apm_git.store.memory_index import keep_own_index, refresh_index
+from apm_git.store.odd_names import skipped
 from apm_git.store.repo import MemoryRepo
 from apm_git.store.scope import Scope
 from apm_git.store.state import load_flush_state, save_flush_state
@@ -42,13 +53,15 @@ class FlushResult:
     files: list[str] = dataclasses.field(default_factory=list)
     created: list[str] = dataclasses.field(default_factory=list)
     findings: list[str] = dataclasses.field(default_factory=list)
-    withheld: list[str] = dataclasses.field(default_factory=list)
+    withheld: list[str] = dataclasses.field(default_factory=list)  # files not committed as the work tree has them
+    withheld_sections: list[WithheldSection] = dataclasses.field(default_factory=list)  # suspected secrets, left out
     kept_index: list[str] = dataclasses.field(default_factory=list)  # a person's own INDEX.md, moved to kept/
     too_large: list[str] = dataclasses.field(default_factory=list)  # withheld: too large to check
     lost: dict[str, str] = dataclasses.field(default_factory=dict)  # entry id -> file: kept as HEAD has it
     unreadable: list[str] = dataclasses.field(default_factory=list)  # not UTF-8: HEAD's version kept
     kept_files: list[str] = dataclasses.field(default_factory=list)  # gone from the work tree: HEAD's version kept
     notes: list[str] = dataclasses.field(default_factory=list)  # one line each on the above
+    cut: list[str] = dataclasses.field(default_factory=list)  # the session id or message cut or redacted (hook)
     skipped: str | None = None
 
 
@@ -60,23 +73,30 @@ def flush_locked(
     session: str | None = None,
     message: str | None = None,
     if_idle: bool = False,
+    hook: bool = False,
 ) -> FlushResult:
-    """`flush` for a caller that holds the write lock already (`sync`)."""
-    result = FlushResult(trigger, str(scope), session)
+    """`flush` for a caller that holds the write lock already (`sync`).
+
+    The session id and message are bounded and scanned for credentials (model/commit_text.py):
+    refused before anything is written, or, for a flush an agent `hook` asked for, cut and redacted.
+    """
+    text = flush_text(session, message, hook=hook)
+    session, message = text.session, text.message
+    result = FlushResult(trigger, str(scope), session, cut=list(text.notes))
     pathspecs = scope.pathspecs(repo)
-    changed = git.status(repo.root, pathspecs) if if_idle else None
+    changed = _status(repo, pathspecs) if if_idle else None
     if changed is not None:
         waiting = _still_busy(repo, changed)
         if waiting:
             result.skipped = waiting
             return result
     now = clock.now()
-    deleted = {repo.memory_rel(path) or path for path in git.deleted(repo.root, pathspecs)}
+    deleted = {repo.memory_rel(path) or path for path in git.deleted(repo.root, pathspecs) if not skipped(path)}
     result.created = [repo.repo_path(rel) for rel in _auto_initialize(repo, scope, now.date(), deleted)]
     own_index = keep_own_index(repo) if scope.covers_dreaming else None
     result.kept_index = [repo.repo_path(own_index)] if own_index else []
     if changed is None or result.created or result.kept_index:
-        changed = git.status(repo.root, pathspecs)
+        changed = _status(repo, pathspecs)
     if not changed:
         result.skipped = "nothing to flush"
         return result
@@ -86,15 +106,18 @@ def flush_locked(
     tx.guard(names.FLUSH_STATE)
     try:
         kept = _check(repo, scope, pathspecs, now.date(), result)
-        held = set(result.withheld) | set(kept.as_head)
+        # A file with a withheld section is committed less that section (kept.contents), not held back whole.
+        held = (set(result.withheld) - set(kept.contents)) | set(kept.as_head)
         if all(change.path in held for change in changed):
             tx.rollback()
             result.skipped = "nothing to flush: " + (
                 "the only changes are withheld (suspected secrets, files too large)"
-                if result.withheld and not kept.as_head else "every change is held back (see above)")
+                if result.withheld and not set(kept.as_head) - set(result.withheld)
+                else "every change is held back (see above)")
             return result
         flushed = [change.path for change in changed if change.path not in held]
-        _record_flush(repo, scope, flushed, now, trigger, session, result.findings + result.notes)
+        findings = clean_findings(result.findings + result.notes)  # into history: bounded, no credential
+        _record_flush(repo, scope, flushed, now, trigger, session, findings)
         # Under the lock only the state file and INDEX.md changed since `changed` was read.
         rewritten = [repo.repo_path(names.FLUSH_STATE)]
         rewritten += [repo.repo_path(names.INDEX)] if scope.covers_dreaming else []
@@ -107,21 +130,35 @@ def flush_locked(
             return result
         result.files = sorted(set(paths))
         trailers = [("Apm-Trigger", trigger), ("Apm-Scope", str(scope)), ("Apm-Session", session or "none")]
-        trailers += [("Apm-Finding", finding) for finding in result.findings + result.notes]
-        count = f"{len(result.files)} file{'s' if len(result.files) != 1 else ''}"
-        result.commit = commit(repo, paths, f"flush {count} ({trigger}, {scope})", trailers, body=message,
-                               contents=kept.contents)
+        trailers += [("Apm-Finding", finding) for finding in findings]
+        subject, body = _subject(message, len(result.files), trigger, str(scope), trailers)
+        result.commit = commit(repo, paths, subject, trailers, body=body, contents=kept.contents)
     except BaseException:
         tx.rollback()
         raise
     return result
 
 
+def _subject(message: str | None, files: int, trigger: str, scope: str,
+             trailers: list[tuple[str, str]]) -> tuple[str, str | None]:
+    """The commit's subject (after `memory: `) and body.  A message's first line is the subject, so
+    `git log --oneline` and `apm-git log` show the user's words; the file count then joins the trigger
+    and the scope in the trailers (`Apm-Files`), and the message's other lines are the body."""
+    lines = [" ".join(line.split()) for line in (message or "").splitlines()]
+    first = next((line for line in lines if line), "")
+    if not first:
+        return f"flush {files} file{'s' if files != 1 else ''} ({trigger}, {scope})", message
+    trailers.append(("Apm-Files", str(files)))
+    rest = "\n".join(lines[lines.index(first) + 1:]).strip()
+    return f"flush: {first}", rest or None
+
+
 def _check(repo: MemoryRepo, scope: Scope, pathspecs: list[str], today: dt.date, result: FlushResult) -> Kept:
     """The checks of docs/design.md 5 on the scope's changes (HEAD -> work tree), in-process.
 
-    Nothing here refuses to save memory: findings are recorded, and only a file that
-    looks like it holds a secret is withheld from the commit.  Lost entries and unreadable
+    Nothing here refuses to save memory: findings are recorded, and only the sections that
+    look like they hold a secret are withheld from the commit (the rest of their file is
+    committed; operations/flush_keep.withhold_secrets).  Lost entries and unreadable
     files keep their HEAD version in the commit (`keep_losses`).  INDEX.md is rebuilt
     (dreaming scopes) without any new file that is withheld, so it never names a file
     the commit lacks, and with every file the commit keeps.
@@ -140,22 +177,34 @@ def _check(repo: MemoryRepo, scope: Scope, pathspecs: list[str], today: dt.date,
         result.too_large = sorted(snap.oversized)  # unread, so unchecked: withheld like a secret
         result.withheld = sorted({finding.path for finding in secrets} | set(result.too_large))
         result.findings += [str(finding) for finding in [*new_secrets, *budget.too_large(snap)]]
-        snap.leave_out(result.withheld)
+        withheld = withhold_secrets(snap, secrets)
+        result.withheld_sections = withheld.sections
+        snap.leave_out([*withheld.whole, *result.too_large])
+        for path, committed in withheld.contents.items():
+            snap.commit_as(path, committed)
         unreadable = dict(snap.unreadable)
         kept = keep_losses(snap, repo.root)
+        for path, committed in withheld.contents.items():  # keep_losses read the same text when it kept an entry
+            if path not in kept.contents and path not in kept.as_head:
+                kept.contents[path] = committed.encode("utf-8")
+        partial = set(withheld.contents)
         result.lost = dict(kept.lost)
         result.kept_files = list(kept.files)
         result.unreadable = list(kept.unreadable)
         result.notes += [unreadable_line(path, *unreadable[path]) for path in kept.unreadable]
         result.notes += [loss_line(kept)] if kept.lost else []
         result.notes += [files_line(kept)] if kept.files else []
+    else:
+        partial = set()
     index_error = None
     if scope.covers_dreaming:
-        # Nothing derived from a withheld file is committed: the index reads its committed text.
-        added = [repo.memory_rel(path) or path for path in result.withheld if snap and path not in snap.base]
+        # Nothing derived from a withheld section is committed: the index reads the committed text.
+        whole = [path for path in result.withheld if path not in partial]
+        added = [repo.memory_rel(path) or path for path in whole if snap and path not in snap.base]
         index = repo.repo_path(names.INDEX)
         base = snap.base if snap else {}
-        withheld_texts = {repo.memory_rel(path) or path: base[path] for path in result.withheld if path in base}
+        withheld_texts = {repo.memory_rel(path) or path: base[path] for path in whole if path in base}
+        withheld_texts.update({repo.memory_rel(path) or path: snap.new[path] for path in partial if snap})
         try:
             if refresh_index(repo, today, exclude=added, instead=withheld_texts) and snap is not None:
                 snap.set_new(index, repo.read(names.INDEX) or "")
@@ -176,6 +225,11 @@ def _check(repo: MemoryRepo, scope: Scope, pathspecs: list[str], today: dt.date,
             if not (index_error and index_error.startswith(f"{finding.path}:{finding.line}: ")):  # said once
                 result.findings.append(str(finding))
     return kept
+
+
+def _status(repo: MemoryRepo, pathspecs: list[str]) -> list[git.Change]:
+    """The scope's changes but those whose names are not UTF-8: never committed, said once (store/odd_names.py)."""
+    return [change for change in git.status(repo.root, pathspecs) if not skipped(change.path)]
 
 
 def _still_busy(repo: MemoryRepo, changes: list[git.Change]) -> str | None:

@@ -14,15 +14,16 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from apm_git import git
-from apm_git.checks import no_loss
-from apm_git.checks.snapshot import INDEX, Snapshot
+from apm_git.checks import no_loss, no_secrets
+from apm_git.checks.snapshot import INDEX, Finding, Snapshot
 from apm_git.errors import InvalidUtf8
 from apm_git.model import names
 from apm_git.model.reinsert import drop_records, keep_records
+from apm_git.model.withhold import WithheldSection, sections_of, withhold
 from apm_git.store.memory_index import build_index
 from apm_git.store.repo import MemoryRepo
 
@@ -42,6 +43,46 @@ class Kept:
     def held(self) -> set[str]:
         """Paths whose work tree bytes are not committed."""
         return {*self.contents, *self.as_head}
+
+
+@dataclasses.dataclass
+class Withheld:
+    whole: list[str] = dataclasses.field(default_factory=list)  # files left out of the commit whole
+    contents: dict[str, str] = dataclasses.field(default_factory=dict)  # path -> text committed: sections left out
+    sections: list[WithheldSection] = dataclasses.field(default_factory=list)
+
+
+def withhold_secrets(snap: Snapshot, secrets: Iterable[Finding]) -> Withheld:
+    """What flush commits of the files with a suspected secret (docs/secrets.md, "Withheld sections"):
+    each file less the sections that hold one (as HEAD has them, or left out), so the rest of the day's
+    journal is committed.  A new file with nothing else in it, or one whose HEAD text cannot be read,
+    is left out whole."""
+    by_path: dict[str, list[Finding]] = {}
+    for finding in secrets:
+        by_path.setdefault(finding.path, []).append(finding)
+    withheld = Withheld()
+    for path, found in sorted(by_path.items()):
+        text = snap.new.get(path)
+        kinds = {finding.line: no_secrets.kinds(finding) for finding in found}
+        if text is not None:
+            withheld.sections += [
+                WithheldSection(path, section.line, None if section.heading_flagged else section.heading,
+                                kinds[section.line])
+                for section in sections_of(text, kinds)
+            ]
+        new_file = not snap.at_base(path)
+        base = snap.base.get(path)
+        if text is None or (base is None and not new_file):
+            withheld.whole.append(path)
+            continue
+        committed = withhold(text, base, kinds)
+        if (new_file and not holds_text(committed)) or committed == base:
+            withheld.whole.append(path)
+        else:
+            withheld.contents[path] = committed
+    untracked = {path for path in withheld.whole if not snap.at_base(path)}  # nothing of it is committed anywhere
+    withheld.sections = [section._replace(whole=section.path in untracked) for section in withheld.sections]
+    return withheld
 
 
 def keep_losses(snap: Snapshot, root: Path | None = None) -> Kept:

@@ -25,6 +25,7 @@ from apm_git.model import trailers as trailer_model
 from apm_git.model.limits import MAX_FILE_BYTES
 from apm_git.model.records import parse
 from apm_git.store import entry_cache
+from apm_git.store.odd_names import skipped
 from apm_git.store.repo import MemoryRepo, utf8_problem
 
 HEAD = "HEAD"
@@ -158,6 +159,7 @@ def gather(
     memory = repo.memory_prefix
     listing, untracked = _listing(repo, sides.new, staged)
     raw = _changes(repo, sides, list(pathspecs or [memory]), listing, untracked, staged)
+    listing, raw = _utf8_names(listing, raw)
     changes, base_blobs = _split(raw)
     archived = _archived_unchanged(repo, raw)
     changed = {change.path for change in changes if change.status != "D" and change.path in listing} - archived
@@ -206,6 +208,21 @@ def forgotten_between(repo: MemoryRepo, sides: Sides) -> frozenset[str]:
         for commit in git.log(repo.root, [f"{sides.base}..{tip}"], grep=f"{trailer_model.FORGET}:")
         for key, value in trailer_model.parse(commit.message) if key == trailer_model.FORGET and value.split()
     )
+
+
+def _utf8_names(
+    listing: dict[str, str | None], raw: list[git.RawChange],
+) -> tuple[dict[str, str | None], list[git.RawChange]]:
+    """The listing and changes without paths whose names are not UTF-8 (store/odd_names.py): no check
+    reads them, no finding names them.  A rename from such a name is the addition of the new one."""
+    kept = []
+    for change in raw:
+        if skipped(change.path):
+            continue
+        if change.old_path is not None and skipped(change.old_path):
+            change = git.RawChange("A", "0" * 40, change.new_blob, change.path)
+        kept.append(change)
+    return {path: blob for path, blob in listing.items() if not skipped(path)}, kept
 
 
 def _split(raw: list[git.RawChange]) -> tuple[list[Change], dict[str, str]]:

@@ -69,6 +69,7 @@ def run_hook(hook: str, files: list[str], key: str | None) -> Found:
     staged = start_staged(repo, sides)  # git reads the index while the checks are imported (docs/hook-entry.md)
     from apm_git.checks.run import run_checks
     from apm_git.operations.lint_merges import across_merges, merge_commits
+    from apm_git.printable import neutral
 
     snap = gather(repo, sides, targets={name for name in files if name.startswith(prefix)}, with_changed=True,
                   staged=staged)
@@ -76,7 +77,9 @@ def run_hook(hook: str, files: list[str], key: str | None) -> Found:
     merges = merge_commits(repo, sides)  # a range (pre-commit run --from-ref … --to-ref …): no git process otherwise
     if merges:
         found += across_merges(repo, merges, snap)
-    findings: Found = [(f.hook, f.path, str(f)) for f in found]
+    # Each line as printed: a finding's text is one line (its path and message escaped), and a CI runner
+    # reading the hook's output obeys no command in it (apm_git/printable.py).
+    findings: Found = [(f.hook, f.path, neutral(str(f))) for f in found]
     wanted = {name for name in files if name.startswith(prefix)}
     if hook == EVERY.id:  # every check's findings, the per-file ones for the files given; no other hook to tell
         skipped = skips()

@@ -149,7 +149,7 @@ class Import:
 
     def plan(self, repo: MemoryRepo, today: dt.date, left: Collection[str]) -> Planned:
         files, taken = import_inputs(repo)
-        writes = execute_import(self.chosen, files, repo.config.routing, taken)
+        writes = execute_import(self.chosen, files, repo.config.routing, taken, repo.config.budget_for)
         count = len(self.chosen.items)
         subject = f"import {count} section{'s' if count != 1 else ''} as records" if count else "import nothing"
         result = StageResult(self.name, subject, import_json(self.chosen, repo.memory_prefix),

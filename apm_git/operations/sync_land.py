@@ -27,6 +27,7 @@ from apm_git.model.vocabulary import SyncStep
 from apm_git.store import landing
 from apm_git.store.clone import clone_trailer
 from apm_git.store.repo import MemoryRepo
+from apm_git.store.state import refuse_unusable_incoming
 
 BACKUP_PREFIX = "refs/apm-git/backup/"
 KEEP_BACKUPS = 50  # the newest backup refs kept; older ones are ancestors of the branch anyway
@@ -66,6 +67,7 @@ def integrate(repo: MemoryRepo, head: str, theirs: str, source: str) -> Integrat
     root = repo.root
     if theirs == head or git.is_ancestor(root, theirs, head):
         return None
+    refuse_unusable_incoming(repo, head, theirs, source)  # a state file no flush could read never lands
     if git.is_ancestor(root, head, theirs):
         left = land_tree(repo, head, theirs, f"memory: fast-forward to {source} (sync)")
         return Integrated(source, "fast-forward", theirs, theirs, left=left)

@@ -16,6 +16,7 @@ from typing import Final
 
 from apm_git.checks.entries import NAMING_FIELDS, Place, named_ids
 from apm_git.checks.snapshot import CATEGORY, EXPERIENCE, JOURNAL, file_kind
+from apm_git.dreaming.settle import conflict_ids
 from apm_git.model import names
 from apm_git.model import trailers as trailer_model
 from apm_git.model.config import Config
@@ -25,6 +26,7 @@ from apm_git.review.words import Piece, word_diff
 
 # What happened to an entry (model/vocabulary.py EntryStatus, in the order a reviewer reads them: loss first).
 LOSS: Final = "loss"
+CONFLICT: Final = "conflict"  # gained a `Conflicts:` field: two versions wait for a person (`apm-git resolve`)
 ADDED: Final = "added"
 IMPORTED: Final = "imported"
 EDITED: Final = "edited"
@@ -233,7 +235,10 @@ def _both(entry: str, old: tuple[str, Record], new: tuple[str, Record], kinds: _
     changes = field_changes(was, now)
     detail = ""
     status: EntryStatus
-    if source != target and kinds.archived(target) and not kinds.archived(source):
+    gained = _conflict_ids(now) - _conflict_ids(was)
+    if gained:
+        status, detail = CONFLICT, _conflict_detail(gained)
+    elif source != target and kinds.archived(target) and not kinds.archived(source):
         newer = facts.superseded_by.get(entry) or (now.field("Superseded-by") or "").split(" ")[0]
         if newer and was.field("Superseded-by") is None:
             status, detail = SUPERSEDED, f"by {newer}"
@@ -276,12 +281,22 @@ def _gone(entry: str, source: str, was: Record, facts: TrailerFacts, lost: Mappi
 def _new(entry: str, target: str, now: Record, facts: TrailerFacts) -> EntryChange:
     """An entry only on the new side: added, imported (an `Apm-Import`), or promoted from a free-form
     dated section of a journal (an `Apm-Promote`; the section's heading is in its `Source:`)."""
+    if _conflict_ids(now):
+        return EntryChange(entry, now.title, CONFLICT, None, target, now.line_no, _conflict_detail(_conflict_ids(now)))
     if entry in facts.imported:
         return EntryChange(entry, now.title, IMPORTED, None, target, now.line_no, "")
     if entry in facts.promoted and _source_heading(now):
         return EntryChange(entry, now.title, PROMOTED, facts.promoted_from.get(entry), target, now.line_no,
                            facts.promoted[entry])
     return EntryChange(entry, now.title, ADDED, None, target, now.line_no, "")
+
+
+def _conflict_ids(record: Record) -> set[str]:
+    return set(conflict_ids(record))
+
+
+def _conflict_detail(ids: set[str]) -> str:
+    return f"in conflict with {', '.join(sorted(ids))}"
 
 
 def _source_heading(record: Record) -> str | None:

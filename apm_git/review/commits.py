@@ -10,9 +10,10 @@ from apm_git.errors import UsageError
 from apm_git.model import trailers as trailer_model
 
 # What `apm-git log` counts per commit: the trailer, and for `Apm-Move` which kind of move.
-COUNTED = ("promoted", "archived", "superseded", "merged", "proven", "journals", "forgotten", "imported",
+COUNTED = ("conflicts", "promoted", "archived", "superseded", "merged", "proven", "journals", "forgotten", "imported",
            "findings", "withheld")
 _COUNT_OF = {
+    "Apm-Conflict": "conflicts",  # a sync merge that kept two versions of an entry for a person to settle
     "Apm-Promote": "promoted", "Apm-Archive": "archived", "Apm-Supersede": "superseded",
     "Apm-Proven": "proven", trailer_model.FORGET: "forgotten", "Apm-Import": "imported",
     "Apm-Finding": "findings", "Apm-Withheld": "withheld",
@@ -45,7 +46,7 @@ class CommitInfo:
         if not self.apm or not self.subject.startswith(trailer_model.SUBJECT_PREFIX):
             return ""
         words = self.subject.removeprefix(trailer_model.SUBJECT_PREFIX).split()
-        return words[0] if words else ""
+        return words[0].rstrip(":") if words else ""  # `memory: flush: <the user's message>` (flush -m)
 
     def counts(self) -> dict[str, int]:
         counts = dict.fromkeys(COUNTED, 0)
@@ -70,10 +71,12 @@ def check_range(root: Path, spec: str) -> list[str]:
     return [end or "HEAD" for end in ends]
 
 
-def read_commits(root: Path, revisions: Sequence[str], *, max_count: int | None = None) -> list[CommitInfo]:
-    """The commits `git log REVISIONS` lists (merges included), newest first."""
+def read_commits(root: Path, revisions: Sequence[str], *, max_count: int | None = None,
+                 grep: str | None = None) -> list[CommitInfo]:
+    """The commits `git log REVISIONS` lists (merges included), newest first; with `grep`, those whose
+    message holds that fixed string."""
     if git.head(root) is None:
         return []
     return [CommitInfo(commit.sha, commit.date, commit.parents, commit.subject,
                        tuple(trailer_model.parse(commit.message)))
-            for commit in git.log(root, revisions, max_count=max_count)]
+            for commit in git.log(root, revisions, max_count=max_count, grep=grep)]

@@ -6,7 +6,8 @@ import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from apm_git.model.vocabulary import ENTRY_STATUSES
+from apm_git.model.vocabulary import ENTRY_STATUSES, RESOLVE
+from apm_git.printable import one_line
 from apm_git.review import classify as cl
 from apm_git.review.commits import COUNTED, CommitInfo
 from apm_git.review.shape import over_budget
@@ -22,14 +23,17 @@ OPEN_LIST = 10  # a group of more items than this is collapsed in <details>
 _CONTEXT = 30  # characters of unchanged text kept on each side of a change in a word diff
 # Fields whose change the status already says (an archived entry gains `Archived:`).
 RESTATED = {cl.ARCHIVED: ("archived",), cl.SUPERSEDED: ("archived", "superseded-by"), cl.PROMOTED: ("source",),
-            cl.PROVEN: ("proven",)}
+            cl.PROVEN: ("proven",), cl.CONFLICT: ("conflicts",)}
 FORGET_HINT = "restore it, move it to the archive, or delete it deliberately with `apm-git forget ID --reason TEXT`"
+_RESOLVE_WHAT = ("(keeps this version, the other one, or both in one entry; the version that goes is recorded as "
+                 "superseded or merged, never lost)")
+RESOLVE_HINT = f"settle each with `{RESOLVE}` {_RESOLVE_WHAT}"
+LOUD = {cl.LOSS: "LOST", cl.CONFLICT: "CONFLICT"}  # what a person must act on, written so it stands out
 
 
 def headline(review: Review) -> str:
     """`3 added, 2 edited, …` — the counts of what happened, loss first, zeros left out."""
-    parts = [f"{review.count(status)} {'LOST' if status == cl.LOSS else status}"
-             for status in ENTRY_STATUSES if review.count(status)]
+    parts = [f"{review.count(status)} {LOUD.get(status, status)}" for status in ENTRY_STATUSES if review.count(status)]
     sections = len(review.sections)
     if sections:
         parts.append(f"{sections} section{'s' if sections != 1 else ''} changed")
@@ -39,7 +43,7 @@ def headline(review: Review) -> str:
 
 
 def _range(review: Review) -> str:
-    return f"{_short(review.base_name)}..{_short(review.new_name)}"
+    return one_line(f"{_short(review.base_name)}..{_short(review.new_name)}")
 
 
 def _short(name: str) -> str:
@@ -77,9 +81,9 @@ def _tags(raw: str | None) -> list[str]:
 
 def _where(entry: cl.EntryChange) -> str:
     if entry.source and entry.target and entry.source != entry.target:
-        return f"{entry.source} -> {entry.target}"
+        return f"{one_line(entry.source)} -> {one_line(entry.target)}"
     place = entry.target or entry.source or ""
-    return f"{place}:{entry.line}"
+    return f"{one_line(place)}:{entry.line}"
 
 
 def shorten(pieces: Iterable[Piece]) -> list[Piece]:
@@ -102,9 +106,9 @@ def shorten(pieces: Iterable[Piece]) -> list[Piece]:
 def diff_text(review: Review) -> str:
     lines = [f"apm-git diff {_range(review)}: {headline(review)}"]
     for entry in review.entries:
-        label = "LOST" if entry.status == cl.LOSS else entry.status
-        title = f' "{entry.title}"' if entry.title else ""
-        extra = [text for text in (entry.detail, change_summary(entry)) if text]
+        label = LOUD.get(entry.status, entry.status)
+        title = f' "{one_line(entry.title)}"' if entry.title else ""
+        extra = [one_line(text) for text in (entry.detail, change_summary(entry)) if text]
         tail = f"  ({'; '.join(extra)})" if extra else ""
         lines.append(f"{label:<11} {entry.id}  {_where(entry)}{title}{tail}")
         for change in entry.changes:
@@ -113,11 +117,15 @@ def diff_text(review: Review) -> str:
     if review.lost:
         lines.append(f"LOST: {len(review.lost)} entr{'y' if len(review.lost) == 1 else 'ies'} left with no "
                      f"record of where {'it' if len(review.lost) == 1 else 'they'} went; {FORGET_HINT}")
+    if review.conflicts:
+        count = len(review.conflicts)
+        lines.append(f"CONFLICT: {count} entr{'y' if count == 1 else 'ies'} in conflict (a merge kept two versions); "
+                     f"{RESOLVE_HINT}")
     if review.sections:
         lines.append("sections:")
         for section in review.sections:
             where = f"{section.source} -> {section.file}" if section.source else section.file
-            lines.append(f"  {section.status:<9} {where}  {_heading(section.heading)}  "
+            lines.append(f"  {section.status:<9} {one_line(where)}  {one_line(_heading(section.heading))}  "
                          f"({section.lines_before} -> {section.lines_after} lines)")
     if review.files:
         lines.append("files (lines before -> after, budget):")
@@ -130,7 +138,8 @@ def diff_text(review: Review) -> str:
 
 
 def _one_line(text: str) -> str:
-    return " ".join(text.split("\n"))
+    """A word diff's text on one line: its line breaks as spaces, anything else escaped."""
+    return one_line(" ".join(text.split("\n")))
 
 
 def _heading(heading: str) -> str:
@@ -138,7 +147,7 @@ def _heading(heading: str) -> str:
 
 
 def _file_where(file: cl.FileSummary) -> str:
-    return f"{file.old_path} -> {file.path}" if file.old_path else file.path
+    return one_line(f"{file.old_path} -> {file.path}" if file.old_path else file.path)
 
 
 def _lines(file: cl.FileSummary) -> str:
@@ -152,7 +161,7 @@ def _lines(file: cl.FileSummary) -> str:
 def _file_note(file: cl.FileSummary) -> str:
     notes = [f"{file.entries_moved} entries moved with it"] if file.entries_moved else []
     if file.note:
-        notes.append(file.note)
+        notes.append(one_line(file.note))
     return f"  ({'; '.join(notes)})" if notes else ""
 
 
@@ -162,13 +171,20 @@ _MD_SPECIAL = re.compile(r"([\\`*_\[\]|~#])")
 
 
 def md(text: str) -> str:
-    """Text safe inside a Markdown line: no HTML, no emphasis, no table break, no heading."""
-    return _MD_SPECIAL.sub(r"\\\1", html.escape(text, quote=False)).replace("\n", " ")
+    """Text safe inside a Markdown line: no HTML, no emphasis, no table break, no heading, no line break
+    and no control character (each shown as its escape)."""
+    return _MD_SPECIAL.sub(r"\\\1", html.escape(one_line(text), quote=False))
 
 
-def code(text: str) -> str:
-    fence = "``" if "`" in text else "`"
-    pad = " " if "`" in text else ""
+def code(text: str, *, cell: bool = False) -> str:
+    """`text` as a code span on one line: fenced by more backticks than it holds in a row, and in a
+    table `cell` its `|` escaped (GitHub ends a cell at a bare `|`, even inside a code span)."""
+    text = one_line(text)
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    if cell:
+        text = text.replace("|", "\\|")
     return f"{fence}{pad}{text}{pad}{fence}"
 
 
@@ -200,16 +216,23 @@ class _Budget:
 def diff_markdown(review: Review, *, limit: int = MARKDOWN_LIMIT, command: str = "apm-git diff") -> str:
     out = _Budget(limit)
     out.write("### apm-git memory diff\n\n")
-    lost = review.count(cl.LOSS)
-    counts = headline(review).replace(f"{lost} LOST", f"**⚠️ {lost} LOST**") if lost else headline(review)
+    counts = headline(review)
+    for status, word in LOUD.items():
+        if review.count(status):
+            counts = counts.replace(f"{review.count(status)} {word}", f"**⚠️ {review.count(status)} {word}**")
     out.write(f"{code(_range(review))}: {counts}\n\n")
-    if lost:
+    if review.lost:
         out.write("#### ⚠️ Lost: entries deleted with no record of where they went\n\n")
         out.items("lost entries", [f"- {code(entry.id)} {md(entry.title)} — was {code(_where(entry))}\n"
                                    for entry in review.lost])
         out.write(f"\nFor each: {FORGET_HINT}.\n\n")
+    if review.conflicts:
+        out.write("#### ⚠️ Conflicts: entries a merge kept in two versions\n\n")
+        out.items("entries in conflict", [f"- {code(entry.id)} {md(entry.title)} — {code(_where(entry))} "
+                                          f"({md(entry.detail)})\n" for entry in review.conflicts])
+        out.write(f"\nSettle each with {code(RESOLVE)} {md(_RESOLVE_WHAT)}.\n\n")
     groups = [(status, [entry for entry in review.entries if entry.status == status])
-              for status in ENTRY_STATUSES if status != cl.LOSS]
+              for status in ENTRY_STATUSES if status not in LOUD]
     groups = [(status, entries) for status, entries in groups if entries]
     if groups:
         out.write("#### Entries\n\n")
@@ -218,7 +241,7 @@ def diff_markdown(review: Review, *, limit: int = MARKDOWN_LIMIT, command: str =
     budgets = [file for file in review.files if file.budget is not None or file.path.endswith(".md")]
     if budgets:
         out.write("#### Files: lines against budget\n\n")
-        rows = [f"| {code(_file_where(file))} | {file.status} | {_md_lines(file)} | "
+        rows = [f"| {code(_file_where(file), cell=True)} | {file.status} | {_md_lines(file)} | "
                 f"{'' if file.budget is None else file.budget} |\n" for file in budgets]
         header = "| file | change | lines before → after | budget |\n|---|---|---|---:|\n"
         if len(rows) > OPEN_LIST:
@@ -302,7 +325,7 @@ def log_line(commit: CommitInfo) -> str:
     when = f"{commit.date[:10]} {commit.date[11:16]}"
     if not commit.apm:
         kind = "merge" if commit.merge else "-"
-        return f"{when}  {commit.sha[:8]}  {kind:<12} {commit.subject}"
+        return f"{when}  {commit.sha[:8]}  {kind:<12} {one_line(commit.subject)}"
     trigger = commit.trailer("Apm-Trigger") or ""
     label = commit.verb or trigger
     parts = [] if trigger in ("", label) else [f"trigger={trigger}"]
@@ -311,5 +334,6 @@ def log_line(commit: CommitInfo) -> str:
     if session and session != "none":
         parts.append(f"session={session}")
     counts = commit.counts()
-    done = ", ".join(f"{key} {counts[key]}" for key in COUNTED if counts[key])
-    return f"{when}  {commit.sha[:8]}  {label:<12} {'  '.join(parts)}{'  ' + done if done else ''}"
+    # A conflict waits for a person: written as loudly as `diff` writes a loss, first.
+    done = ", ".join(f"{'CONFLICT' if key == 'conflicts' else key} {counts[key]}" for key in COUNTED if counts[key])
+    return one_line(f"{when}  {commit.sha[:8]}  {label:<12} {'  '.join(parts)}{'  ' + done if done else ''}")

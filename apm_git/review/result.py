@@ -24,3 +24,7 @@ class Review:
     @property
     def lost(self) -> list[cl.EntryChange]:
         return [entry for entry in self.entries if entry.status == cl.LOSS]
+
+    @property
+    def conflicts(self) -> list[cl.EntryChange]:
+        return [entry for entry in self.entries if entry.status == cl.CONFLICT]

@@ -7,11 +7,17 @@ built from that group's files alone, so a group search cannot return anything el
 rule 1), and building it opens nothing outside the group.
 
 Files are keyed by their git blob id: a search stats the scope's files, reads again only
-those whose size or mtime moved, and re-indexes only those whose blob id changed.  A
-missing, stale, corrupt or older-format database is rebuilt on the spot, silently.
+those whose size or mtime moved, and re-indexes only those whose blob id changed.  Damage of
+any kind is healed on the spot, silently, and concurrent searches build the index once
+(apm_git/search/cache.py); where the folder cannot be written, the search builds its index in
+memory and says so.
+
+Ranking: BM25 within live memory, then within the archive (`archive=None`), unless the caller
+asks for the archive alike (`alike`): one BM25 ranking, a live section first on an equal score.
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import sqlite3
@@ -19,28 +25,18 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from apm_git.errors import NoFts5, TooLarge, UnreadableFile
+from apm_git.errors import ApmGitError, LockTimeout, NoFts5, TooLarge, UnreadableFile, describe_os_error
 from apm_git.model import names
 from apm_git.model.groups import check_group_name
 from apm_git.model.limits import MAX_FILE_BYTES
 from apm_git.search import sections, terms
+from apm_git.search.cache import ARCHIVE_IDS, Identity, Place, in_memory
 from apm_git.store.blob import blob_id
+from apm_git.store.odd_names import skipped
 from apm_git.store.repo import MemoryRepo, decode
 
-VERSION = "2"
 ENV_FTS5 = "APM_GIT_FTS5"  # "off": behave as on a platform whose SQLite lacks FTS5
-WEIGHTS = "bm25(4.0, 1.0, 2.0)"  # heading, body, place (the file's path and the headings above the section)
 RACY_NS = 2_000_000_000  # a file changed this recently may change again within the same mtime
-SCHEMA = f"""
-CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);
-CREATE TABLE files(path TEXT PRIMARY KEY, blob TEXT NOT NULL, size INTEGER, mtime INTEGER);
-CREATE TABLE sections(id INTEGER PRIMARY KEY, path TEXT NOT NULL, line INTEGER, last INTEGER,
-                      heading TEXT, trail TEXT, entry_id TEXT, text TEXT);
-CREATE INDEX sections_path ON sections(path);
-CREATE VIRTUAL TABLE fts USING fts5(heading, body, place, tokenize='{terms.TOKENIZER}');
-INSERT INTO fts(fts, rank) VALUES ('rank', '{WEIGHTS}');
-INSERT INTO meta VALUES ('version', '{VERSION}');
-"""
 
 
 NO_FTS5 = ("this Python's SQLite has no FTS5, which the search index needs; `apm-git search --scan QUERY` "
@@ -68,7 +64,11 @@ class Scope:
         return "memory" if self.group is None else f"group-{check_group_name(self.group)}"
 
     def files(self, repo: MemoryRepo) -> Iterator[tuple[str, os.stat_result]]:
-        """(memory-relative path, stat) of every Markdown file in the scope, sorted."""
+        """(memory-relative path, stat) of every Markdown file in the scope, sorted; not those whose names
+        are not UTF-8 (store/odd_names.py)."""
+        return ((rel, st) for rel, st in self._files(repo) if not skipped(repo.repo_path(rel)))
+
+    def _files(self, repo: MemoryRepo) -> Iterator[tuple[str, os.stat_result]]:
         if self.group is None:
             yield from _walk(repo.memory, "", skip_top={names.GROUPS, names.INDEX})
             return
@@ -118,79 +118,141 @@ class Refresh:
     removed: int = 0
     rebuilt: str | None = None  # why the whole index was rebuilt
     skipped: list[str] = dataclasses.field(default_factory=list)
+    note: str | None = None  # why this search built its index in memory (the one on disk could not be written)
 
 
 class Index:
-    """One scope's index, brought up to date with the files when opened."""
+    """One scope's index, brought up to date with the files when opened: rebuilt when the one on disk is
+    damaged, built in memory when it cannot be written."""
 
     def __init__(self, repo: MemoryRepo, scope: Scope) -> None:
         if not fts5_available():
             raise NoFts5(NO_FTS5)
         self.repo = repo
         self.scope = scope
-        folder = repo.state_dir / "search"
-        folder.mkdir(exist_ok=True)
-        self.path = folder / f"{scope.name}.sqlite3"
         self.refresh = Refresh()
-        try:
-            self.db = self._open()
-            self._update()
-        except sqlite3.DatabaseError as error:  # a torn or foreign file: it is only a cache
-            self._drop()
-            self.refresh = Refresh(rebuilt=f"the index was unreadable ({error})")
-            self.db = self._open()
-            self._update()
-
-    def _open(self) -> sqlite3.Connection:
-        fresh = not self.path.exists()
-        db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
-        db.execute("PRAGMA synchronous=OFF")
-        if not fresh:
-            row = db.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
-            if row is not None and row[0] == VERSION:
-                return db
-            db.close()
-            self._drop()
-            self.refresh.rebuilt = "the index had another format"
-            db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
-            db.execute("PRAGMA synchronous=OFF")
-        else:
-            self.refresh.rebuilt = "there was no index yet"
-        db.execute("BEGIN IMMEDIATE")
-        if db.execute("SELECT count(*) FROM sqlite_master WHERE name = 'meta'").fetchone()[0] == 0:
-            for statement in SCHEMA.strip().split(";\n"):
-                db.execute(statement)
-        db.execute("COMMIT")
-        return db
-
-    def _drop(self) -> None:
-        for suffix in ("", "-journal", "-wal", "-shm"):
-            Path(f"{self.path}{suffix}").unlink(missing_ok=True)
+        self.place: Place | None = None
+        self.opened: Identity | None = None  # the file on disk this connection reads
+        self.db = self._connect()
 
     def close(self) -> None:
         self.db.close()
 
-    def _update(self) -> None:
+    def _connect(self, damaged: str | None = None) -> sqlite3.Connection:
+        """A connection to an index that holds the scope's files as they are; `damaged`: why the one
+        opened before cannot be used."""
+        try:
+            self.place = self.place or Place.of(self.repo, self.scope.name)
+        except OSError as error:
+            return self._in_memory(describe_os_error(error, error.filename))
+        if damaged is None:
+            db = self._read(self.place)
+            if db is not None:
+                return db
+        try:
+            with self.place.writing():
+                return self._write(self.place, damaged)
+        except LockTimeout:
+            return self._in_memory(f"another process held {self.place.lock} for {self.place.wait():g}s")
+        except ApmGitError as error:
+            return self._in_memory(str(error))
+        except OSError as error:
+            return self._in_memory(describe_os_error(error, error.filename))
+        except sqlite3.DatabaseError as error:
+            return self._in_memory(f"{error}, in {self.place.path}")
+
+    def _read(self, place: Place) -> sqlite3.Connection | None:
+        """The warm path, without the lock: the index on disk when it is sound and holds the files as they are."""
+        identity = place.identity()
+        db, _ = place.open()
+        if db is None:
+            return None
+        try:
+            if self._fresh(db, dict(self.scope.files(self.repo))):
+                self.opened = identity
+                return db
+        except sqlite3.DatabaseError:
+            pass  # the writer looks again, under the lock
+        db.close()
+        return None
+
+    def _write(self, place: Place, damaged: str | None) -> sqlite3.Connection:
+        """Under the lock: bring the index on disk up to date, or build it anew and put it in place."""
+        identity = place.identity()
+        db, why = place.open()
+        if db is not None and damaged is not None and identity == self.opened:
+            db.close()  # still the file this process found damaged: nobody rebuilt it meanwhile
+            db, why = None, damaged
+        if db is not None:
+            try:
+                self._update(db)
+                self.opened = identity
+                return db
+            except sqlite3.DatabaseError as error:
+                db.close()
+                why = f"the index could not be updated ({error})"
+        self.refresh = Refresh(rebuilt=why)
+        built = place.build_aside()
+        try:
+            self._update(built)
+            built.close()
+            place.swap_in()
+        except BaseException:
+            built.close()
+            place.discard()
+            raise
+        db, why = place.open()
+        if db is None:
+            raise sqlite3.DatabaseError(why)
+        self.opened = place.identity()
+        return db
+
+    def _in_memory(self, why: str) -> sqlite3.Connection:
+        self.refresh = Refresh(rebuilt=why, note=f"the search index could not be written ({why}); this search "
+                                                 "built one in memory (slower, the same answer)")
+        db = in_memory()
+        self._update(db)
+        return db
+
+    def _fresh(self, db: sqlite3.Connection, current: dict[str, os.stat_result]) -> bool:
+        """Whether the index holds every file as `current` has it (same size and mtime), and no other."""
+        self.refresh.files = len(current)
+        known = {row[0]: row[1:] for row in db.execute("SELECT path, size, mtime FROM files")}
+        return known.keys() == current.keys() and all(
+            known[path] == (st.st_size, st.st_mtime_ns) for path, st in current.items())
+
+    def _update(self, db: sqlite3.Connection) -> None:
+        """Make the index hold the scope's files as they are now (the lock's holder, or a private index).
+        The transaction begins at the first change, so an index with nothing to change is never written
+        (a read-only one stays usable)."""
         current = dict(self.scope.files(self.repo))
         self.refresh.files = len(current)
-        known = {row[0]: row[1:] for row in self.db.execute("SELECT path, blob, size, mtime FROM files")}
-        if all(path in known and known[path][1:] == (st.st_size, st.st_mtime_ns) for path, st in current.items()) \
-                and known.keys() <= current.keys():
-            return  # the warm path: nothing moved
-        self.db.execute("BEGIN IMMEDIATE")
+        known = {row[0]: row[1:] for row in db.execute("SELECT path, blob, size, mtime FROM files")}
+        restat: list[tuple[int, int, str]] = []
         try:
-            known = {row[0]: row[1:] for row in self.db.execute("SELECT path, blob, size, mtime FROM files")}
-            self._apply(current, known)
-            self.db.execute("COMMIT")
+            self._apply(db, current, known, restat)
+            if db.in_transaction:
+                db.execute("UPDATE meta SET value = (SELECT count(*) FROM sections) WHERE key = 'sections'")
+                db.execute("COMMIT")
         except BaseException:
-            self.db.execute("ROLLBACK")
+            _rollback(db)
             raise
+        if restat:  # only spares the next search a read of unchanged bytes: skipped where it cannot be written
+            try:
+                db.execute("BEGIN IMMEDIATE")
+                db.executemany("UPDATE files SET size = ?, mtime = ? WHERE path = ?", restat)
+                db.execute("COMMIT")
+            except sqlite3.Error:
+                _rollback(db)
 
-    def _apply(self, current: dict[str, os.stat_result], known: dict[str, tuple[str, int, int]]) -> None:
+    def _apply(self, db: sqlite3.Connection, current: dict[str, os.stat_result],
+               known: dict[str, tuple[str, int, int]], restat: list[tuple[int, int, str]]) -> None:
+        """Bring the tables in line with `current` (in a transaction begun at the first change); the rows of
+        files whose bytes did not change but whose size or mtime did go to `restat`."""
         now = time.time_ns()
         gone = [path for path in known if path not in current]
         for path in gone:
-            self._forget(path)
+            _forget(db, path)
         self.refresh.removed = len(gone)
         for path, st in current.items():
             old = known.get(path)
@@ -204,7 +266,7 @@ class Index:
             except UnreadableFile as error:
                 self.refresh.skipped.append(str(error))
                 if old is not None:
-                    self._forget(path)
+                    _forget(db, path)
                 continue
             except OSError as error:
                 self.refresh.skipped.append(f"{self.repo.repo_path(path)}: {error.strerror}")
@@ -212,72 +274,112 @@ class Index:
             blob = blob_id(data)
             mtime = -1 if st.st_mtime_ns >= now - RACY_NS else st.st_mtime_ns  # racy: check its bytes next time
             if old is not None and old[0] == blob:
-                self.db.execute("UPDATE files SET size = ?, mtime = ? WHERE path = ?", (st.st_size, mtime, path))
+                if old[1:] != (st.st_size, mtime):  # a racy file read again, unchanged, is not written
+                    restat.append((st.st_size, mtime, path))
                 continue
-            if old is not None:
-                self._forget(path)
-            self._add(path, text)
-            self.db.execute("INSERT INTO files VALUES (?, ?, ?, ?)", (path, blob, st.st_size, mtime))
+            _forget(db, path)  # its sections, even when its row was lost
+            _add(db, path, text)
+            db.execute("INSERT INTO files VALUES (?, ?, ?, ?)", (path, blob, st.st_size, mtime))
             self.refresh.indexed += 1
 
-    def _forget(self, path: str) -> None:
-        self.db.execute("DELETE FROM fts WHERE rowid IN (SELECT id FROM sections WHERE path = ?)", (path,))
-        self.db.execute("DELETE FROM sections WHERE path = ?", (path,))
-        self.db.execute("DELETE FROM files WHERE path = ?", (path,))
-
-    def _add(self, path: str, text: str) -> None:
-        found = sections.split(text, path)
-        if not found:
-            return
-        place = path.replace("/", " ").replace("-", " ").replace("_", " ").removesuffix(".md")
-        first = self.db.execute("SELECT coalesce(max(id), 0) + 1 FROM sections").fetchone()[0]
-        ids = range(first, first + len(found))
-        self.db.executemany(
-            "INSERT INTO sections(id, path, line, last, heading, trail, entry_id, text) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            [(id_, path, section.line, section.end, section.heading, section.trail, section.entry_id, section.text)
-             for id_, section in zip(ids, found, strict=True)],
-        )
-        self.db.executemany(
-            "INSERT INTO fts(rowid, heading, body, place) VALUES (?, ?, ?, ?)",
-            [(id_, terms.fts_text(section.heading), terms.fts_text(section.text),
-              terms.fts_text(f"{place} {section.trail}")) for id_, section in zip(ids, found, strict=True)],
-        )
-
     def search(self, wanted: list[terms.Term], *, limit: int, archive: bool | None = None,
-               under: str | None = None) -> tuple[list[Hit], int]:
-        """The best `limit` sections for the terms, and how many matched in all.  `archive`: True for
-        the archive only, False for live memory only, None for both; `under`: a folder prefix."""
+               under: str | None = None, alike: bool = False) -> tuple[list[Hit], int]:
+        """The best `limit` sections for the terms, and how many matched in all.  `archive`: True for the
+        archive only, False for live memory only, None for both, live sections first unless `alike` (one
+        ranking, a live section first on an equal score); `under`: a folder prefix.  Damage the query meets
+        is healed (the index rebuilt, then built in memory) and the query run again."""
         if not wanted:
             return [], 0
-        where, args = ["fts MATCH ?"], [terms.match_expression(wanted)]
+        for attempt in range(3):
+            try:
+                return self._search(wanted, limit, archive, under, alike)
+            except sqlite3.DatabaseError as error:
+                if attempt == 2:
+                    raise
+                why = f"the index was unreadable ({error})"
+                self.db.close()
+                self.db = self._connect(damaged=why) if attempt == 0 else self._in_memory(why)
+        raise AssertionError("unreachable")
+
+    def _search(self, wanted: list[terms.Term], limit: int, archive: bool | None, under: str | None,
+                alike: bool) -> tuple[list[Hit], int]:
+        live, archived = f"fts.rowid < {ARCHIVE_IDS}", f"fts.rowid >= {ARCHIVE_IDS}"
+        join, where, args = "", ["fts MATCH ?"], [terms.match_expression(wanted)]
         if archive is not None:
-            where.append("s.path " + ("" if archive else "NOT ") + "LIKE ?")
-            args.append(f"{names.ARCHIVE}/%")
+            where.append(archived if archive else live)
         if under is not None:
+            join = " JOIN sections s ON s.id = fts.rowid"
             where.append("s.path LIKE ? ESCAPE '\\'")
             args.append(under.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%")
-        condition = " AND ".join(where)
-        rows = self.db.execute(
-            "SELECT s.id, s.path, s.line, s.last, s.heading, s.trail, s.entry_id, s.text, rank "
-            f"FROM fts JOIN sections s ON s.id = fts.rowid WHERE {condition} ORDER BY rank LIMIT ?",
-            (*args, limit),
-        ).fetchall()
-        total = self.db.execute(
-            f"SELECT count(*) FROM fts JOIN sections s ON s.id = fts.rowid WHERE {condition}", args,
-        ).fetchone()[0]
-        return [_hit(row[:8], round(-row[8], 3)) for row in rows], total
 
-    def sections_of(self, path: str) -> list[Hit]:
-        rows = self.db.execute(
-            "SELECT id, path, line, last, heading, trail, entry_id, text FROM sections WHERE path = ? ORDER BY line",
-            (path,),
-        ).fetchall()
-        return [_hit(row, 0.0) for row in rows]
+        def ranked(extra: str | None, order: str, count: int) -> list[tuple[int, float]]:
+            condition = " AND ".join([*where, extra] if extra else where)
+            return self.db.execute(f"SELECT fts.rowid, rank FROM fts{join} WHERE {condition} ORDER BY {order} "
+                                   "LIMIT ?", (*args, count)).fetchall()
+
+        if archive is None and not alike:  # FTS5 ranks each range itself: the archive only when live runs short
+            rows = ranked(live, "rank", limit)
+            if len(rows) < limit:
+                rows += ranked(archived, "rank", limit - len(rows))
+        elif archive is None:
+            rows = ranked(None, f"round(rank, 3), {archived}, rank", limit)
+        else:
+            rows = ranked(None, "rank", limit)
+        total = self.db.execute(f"SELECT count(*) FROM fts{join} WHERE {' AND '.join(where)}", args).fetchone()[0]
+        ids = [row[0] for row in rows]
+        found = {row[0]: row for row in self.db.execute(
+            "SELECT id, path, line, last, heading, trail, entry_id, text FROM sections "
+            f"WHERE id IN ({', '.join('?' * len(ids))})", ids)} if ids else {}
+        if len(found) != len(ids):
+            raise sqlite3.DatabaseError("the full-text table names a section the index does not hold")
+        return [_hit(found[id_], round(-score, 3)) for id_, score in rows], total
+
+
+def _rollback(db: sqlite3.Connection) -> None:
+    if db.in_transaction:  # SQLite may have rolled it back already (a disk I/O error)
+        with contextlib.suppress(sqlite3.Error):
+            db.execute("ROLLBACK")
+
+
+def _begin(db: sqlite3.Connection) -> None:
+    if not db.in_transaction:
+        db.execute("BEGIN IMMEDIATE")
+
+
+def _forget(db: sqlite3.Connection, path: str) -> None:
+    _begin(db)
+    db.execute("DELETE FROM fts WHERE rowid IN (SELECT id FROM sections WHERE path IS ?)", (path,))
+    db.execute("DELETE FROM sections WHERE path IS ?", (path,))
+    db.execute("DELETE FROM files WHERE path IS ?", (path,))
+
+
+def _add(db: sqlite3.Connection, path: str, text: str) -> None:
+    found = sections.split(text, path)
+    if not found:
+        return
+    _begin(db)
+    place = path.replace("/", " ").replace("-", " ").replace("_", " ").removesuffix(".md")
+    if path.startswith(f"{names.ARCHIVE}/"):
+        first = db.execute("SELECT coalesce(max(id), ?) + 1 FROM sections WHERE id >= ?",
+                           (ARCHIVE_IDS - 1, ARCHIVE_IDS)).fetchone()[0]
+    else:
+        first = db.execute("SELECT coalesce(max(id), 0) + 1 FROM sections WHERE id < ?", (ARCHIVE_IDS,)).fetchone()[0]
+    ids = range(first, first + len(found))
+    db.executemany(
+        "INSERT INTO sections(id, path, line, last, heading, trail, entry_id, text) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        [(id_, path, section.line, section.end, section.heading, section.trail, section.entry_id, section.text)
+         for id_, section in zip(ids, found, strict=True)],
+    )
+    db.executemany(
+        "INSERT INTO fts(rowid, heading, body, place) VALUES (?, ?, ?, ?)",
+        [(id_, terms.fts_text(section.heading), terms.fts_text(section.text),
+          terms.fts_text(f"{place} {section.trail}")) for id_, section in zip(ids, found, strict=True)],
+    )
 
 
 def _hit(row: tuple[object, ...], score: float) -> Hit:
     id_, path, line, last, heading, trail, entry_id, text = row
-    assert isinstance(id_, int) and isinstance(path, str) and isinstance(line, int) and isinstance(last, int)
-    assert isinstance(heading, str) and isinstance(trail, str) and isinstance(text, str)
+    if not (isinstance(id_, int) and isinstance(path, str) and isinstance(line, int) and isinstance(last, int)
+            and isinstance(heading, str) and isinstance(trail, str) and isinstance(text, str)):
+        raise sqlite3.DatabaseError(f"a section of the index holds NULL or a value of the wrong type (id {id_})")
     return Hit(id_, path, line, last, heading, trail, entry_id if isinstance(entry_id, str) else None, text, score)

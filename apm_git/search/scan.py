@@ -26,14 +26,17 @@ def matched(hit: Hit, wanted: list[terms.Term]) -> list[str]:
 
 
 def scan_sections(
-    repo: MemoryRepo, scope: Scope, wanted: list[terms.Term], *, limit: int, archive_only: bool = False,
-    under: str | None = None,
+    repo: MemoryRepo, scope: Scope, wanted: list[terms.Term], *, limit: int, archive: bool | None = None,
+    under: str | None = None, alike: bool = False,
 ) -> tuple[list[Hit], int, int, list[str]]:
-    """The plain scan: every file of the scope read and split; (best hits, total, files, skipped)."""
-    scored: list[tuple[tuple[int, float], Hit]] = []
+    """The plain scan: every file of the scope read and split; (best hits, total, files, skipped).  `archive`,
+    `under` and `alike` as for `Index.search`: live sections first unless `alike`, when only a tie puts a
+    live section first."""
+    scored: list[tuple[tuple[float, ...], Hit]] = []
     files, skipped = 0, []
     for path, stat in scope.files(repo):
-        if (archive_only and not path.startswith(f"{names.ARCHIVE}/")) or (under and not path.startswith(under)):
+        archived = path.startswith(f"{names.ARCHIVE}/")
+        if (archive is not None and archived != archive) or (under and not path.startswith(under)):
             continue
         files += 1
         try:
@@ -61,6 +64,7 @@ def scan_sections(
             if count:
                 hit = Hit(number, path, section.line, section.end, section.heading, section.trail,
                           section.entry_id, section.text, round(score, 3))
-                scored.append(((count, score), hit))
+                match = (count, hit.score)
+                scored.append(((*match, not archived) if alike else (not archived, *match), hit))
     scored.sort(key=lambda item: item[0], reverse=True)
     return [hit for _, hit in scored[:limit]], len(scored), files, skipped

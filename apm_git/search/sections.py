@@ -15,7 +15,7 @@ import re
 from apm_git.model.entry_id import entry_id
 
 MAX_LINES = 60
-_HEADING = re.compile(r" {0,3}(#{1,6})[ \t]+(.*?)[ \t#]*\r?")
+_HEADING = re.compile(r" {0,3}(#{1,6})[ \t]+(.*)")  # the title loses its closing `#`s and a `\r` after (linear)
 _RECORD = re.compile(r"\[(\d{4}-\d{2}-\d{2})\]\s*(?:\[PROVEN\]\s*)?(.*)")
 _FENCE = re.compile(r" {0,3}(```|~~~)")
 _FRONT_KEY = re.compile(r"(name|title|description)\s*:\s*(.*)")
@@ -61,7 +61,7 @@ def split(text: str, name: str) -> list[Section]:
         level = len(match[1])
         while stack and stack[-1][0] >= level:
             stack.pop()
-        heading = match[2].strip()
+        heading = match[2].removesuffix("\r").rstrip(" \t#").strip()
         record = _RECORD.fullmatch(heading) if level == 2 else None
         record_id = entry_id(record[1], record[2].strip()) if record else None
         start = number

@@ -20,12 +20,18 @@ class Suspect(NamedTuple):
 
 
 def scan(text: str, path: str = "memory.md") -> list[Suspect]:
-    """The suspected secrets of a text, by line; lines with `pragma: allowlist secret` are skipped."""
-    from apm_git.secret_scan.prefilter import candidates
+    """The suspected secrets of a text, by line; lines with `pragma: allowlist secret` are skipped.
 
-    lines = candidates(text)
-    if not lines:
-        return []
-    from apm_git.secret_scan.scanner import detect
+    Linear in the text (docs/secrets.md): an over-long token run is judged by the prefilter's one
+    rule and fingerprinted here; the plugins read candidate lines in bounded pieces."""
+    import hashlib
 
-    return detect(path, lines)
+    from apm_git.secret_scan.prefilter import LONG_RUN_KIND, find
+
+    found = find(text)
+    suspects = [Suspect(run.number, LONG_RUN_KIND, hashlib.sha1(run.text.encode()).hexdigest()) for run in found.runs]
+    if found.pieces:
+        from apm_git.secret_scan.scanner import detect
+
+        suspects += detect(path, found.pieces)
+    return sorted(suspects)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import functools
+import itertools
 from collections.abc import Iterable
 
 from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
@@ -12,7 +13,7 @@ from detect_secrets.settings import get_settings
 
 from apm_git.secret_scan import Suspect
 from apm_git.secret_scan.plugins import PLACEHOLDER, PLUGINS
-from apm_git.secret_scan.prefilter import Line
+from apm_git.secret_scan.prefilter import METER, Line
 
 # detect-secrets' plugins that apm-git leaves out, and why.  Every other plugin it has runs,
 # including any that a newer detect-secrets adds.
@@ -47,33 +48,44 @@ def filtered(secret: str) -> bool:
     )
 
 
-def _whole(plugin: BasePlugin, line: str, value: str) -> str:
-    """The whole token where a plugin's regex captures only its prefix.
+def _whole(plugin: BasePlugin, line: str, values: list[str]) -> list[str]:
+    """The whole tokens where a plugin's regex captures only their prefix.
 
     detect-secrets 1.5 reports `ghp` for every GitHub token and `glpat` for every GitLab one
     (Yelp/detect-secrets#858: a capture group around the prefix), so all would share one
-    fingerprint; the whole match tells them apart.
+    fingerprint; the whole match tells them apart.  The plugin's matches are listed once per
+    line, however many values it found there.
     """
-    if isinstance(plugin, RegexBasedDetector) and len(value) < 8:
-        for regex in plugin.denylist:
-            for match in regex.finditer(line):
-                if match[0] != value and match[0].startswith(value):
-                    return str(match[0])
-    return value
+    if all(len(value) >= 8 for value in values) or not isinstance(plugin, RegexBasedDetector):
+        return values
+    patterns = list(plugin.denylist)
+    METER.bounded(len(line), len(patterns))
+    matches = [str(match[0]) for regex in patterns for match in regex.finditer(line)]
+    whole = []
+    for value in values:
+        if len(value) < 8:
+            value = next((match for match in matches if match != value and match.startswith(value)), value)
+        whole.append(value)
+    return whole
 
 
 def detect(path: str, lines: Iterable[Line]) -> list[Suspect]:
-    """The suspected secrets of the lines, one per value and line; a specific kind wins over a generic one."""
-    found = []
-    for number, text in lines:
+    """The suspected secrets of the lines, one per value and line; a specific kind wins over a generic one.
+
+    A long line comes as several pieces with one number (prefilter.PIECE): one line, read piece by piece."""
+    found: list[Suspect] = []
+    for number, pieces in itertools.groupby(lines, key=lambda line: line[0]):
         kinds: dict[str, str] = {}  # value -> kind
-        for plugin in plugins():
-            for secret in plugin.analyze_line(filename=path, line=text, line_number=number):
-                value = _whole(plugin, text, secret.secret_value or "")
-                if not value or filtered(value):
-                    continue
-                if value not in kinds or (kinds[value] in GENERIC and secret.type not in GENERIC):
-                    kinds[value] = secret.type
+        for _, text in pieces:
+            METER.bounded(len(text), len(plugins()))
+            for plugin in plugins():
+                secrets = list(plugin.analyze_line(filename=path, line=text, line_number=number))
+                values = _whole(plugin, text, [secret.secret_value or "" for secret in secrets])
+                for secret, value in zip(secrets, values, strict=True):
+                    if not value or filtered(value):
+                        continue
+                    if value not in kinds or (kinds[value] in GENERIC and secret.type not in GENERIC):
+                        kinds[value] = secret.type
         specific = [value for value, kind in kinds.items() if kind not in GENERIC]
         for value, kind in kinds.items():
             if kind not in GENERIC or not any(value in other or other in value for other in specific):

@@ -15,7 +15,9 @@ def write_atomic(path: str | os.PathLike[str], data: bytes, *, sync: bool = True
 
     A crash leaves the old file or the new one, never half of one: with `sync` (the default)
     the bytes are on disk before the rename.  Only a cache, which reads a torn file as a miss,
-    passes `sync=False`.  An existing file keeps its permissions; a new one is private (0600).
+    passes `sync=False`.  An existing file keeps its permissions; a new one gets what the umask
+    allows, as `open()` would give it (0644 under umask 022): a memory in a shared folder stays
+    readable.  Only the temporary file is private while it is written.
     """
     path = os.fspath(path)
     folder, name = os.path.split(path)
@@ -31,8 +33,7 @@ def write_atomic(path: str | os.PathLike[str], data: bytes, *, sync: bool = True
             view = memoryview(data)
             while view:
                 view = view[os.write(fd, view):]
-            if mode is not None:
-                os.fchmod(fd, mode)
+            os.fchmod(fd, mode if mode is not None else 0o666 & ~umask())
             if sync:
                 os.fsync(fd)
         finally:
@@ -42,3 +43,18 @@ def write_atomic(path: str | os.PathLike[str], data: bytes, *, sync: bool = True
         if os.path.lexists(tmp):
             os.unlink(tmp)
         raise
+
+
+
+def umask() -> int:
+    """The process's umask, without changing it (Linux: /proc; elsewhere set and put back at once)."""
+    try:
+        with open("/proc/self/status", "rb") as status:
+            for line in status:
+                if line.startswith(b"Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    value = os.umask(0o022)
+    os.umask(value)
+    return value

@@ -12,6 +12,7 @@ from apm_git.model.limits import megabytes
 from apm_git.model.records import parse
 from apm_git.search import sections
 from apm_git.store import cache, layout
+from apm_git.store.odd_names import skipped
 from apm_git.store.repo import MemoryRepo
 
 OTHERS_CACHE = "index-files.cache"  # per file: size, mtime, lines, last date, hint, entries in conflict
@@ -164,7 +165,7 @@ def _others(
     on_disk = list(repo.markdown_files())
     for rel in sorted({*on_disk, *(name for name in instead if name.endswith(".md"))}):
         top = rel.split("/", 1)[0]
-        if rel in listed or rel in exclude or top.startswith("."):
+        if rel in listed or rel in exclude or top.startswith(".") or skipped(repo.repo_path(rel)):
             continue
         indexed = top not in (names.GROUPS, names.MAIN)  # those two have indexes of their own
         if rel in instead:  # a withheld file (its committed text) or what a consolidation writes: never cached

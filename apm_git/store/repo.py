@@ -12,6 +12,7 @@ from apm_git.model.names import memory_rel, repo_rel, zone
 from apm_git.model.slotted import Slotted
 from apm_git.store.atomic import write_atomic
 from apm_git.store.config import load_config
+from apm_git.store.odd_names import skipped
 
 ENV_REPO = "APM_GIT_REPO"
 STATE_DIR = "apm-git"  # under the git dir: locks, caches, session state
@@ -129,7 +130,7 @@ class MemoryRepo(Slotted):
 
     def markdown_files(self, under: str = "") -> Iterator[str]:
         """Memory-relative paths of every .md file (sorted), skipping symlinks that leave the memory dir
-        or cross from one group (or main/) into another."""
+        or cross from one group (or main/) into another, and names that are not UTF-8 (store/odd_names.py)."""
         base = self.path(under) if under else self.memory
         if not base.is_dir():
             return
@@ -138,6 +139,8 @@ class MemoryRepo(Slotted):
             if not path.is_file():
                 continue
             rel = path.relative_to(self.memory).as_posix()
+            if skipped(self.repo_path(rel)):
+                continue
             if path.is_symlink() and (not _inside(path.resolve(), memory) or self.crossing(rel, path)):
                 continue
             yield rel
@@ -185,22 +188,40 @@ def find_root(start: Path) -> tuple[Path, Path] | None:
     return None
 
 
-def open_repo(explicit: Path | None = None) -> MemoryRepo:
-    """The memory repository named by --repo, $APM_GIT_REPO, or containing the current directory."""
+def open_repo(explicit: Path | None = None, *, given_as: str | None = None) -> MemoryRepo:
+    """The memory repository named by --repo, $APM_GIT_REPO, or containing the current directory.
+
+    `given_as` is how the user named `explicit` (`--repo`, `--memory`, `APM_GIT_REPO`): a path that is
+    no memory repository is reported under that name, so the fix is made where the mistake is."""
     if explicit is None and os.environ.get(ENV_REPO):
-        explicit = Path(os.environ[ENV_REPO])
+        explicit, given_as = Path(os.environ[ENV_REPO]), ENV_REPO
     start = (explicit or Path.cwd()).expanduser().absolute()
+    named = None if explicit is None else (given_as or "--repo")
     if not start.exists():
+        if named is not None:
+            raise NotAMemoryRepo(f"{named} names {start}, which does not exist; {_fix(named)}")
         raise NotAMemoryRepo(f"{start} does not exist; pass --repo with a memory repository")
     found = find_root(start)
     if found is None:
+        if named is not None:
+            raise NotAMemoryRepo(f"{named} names {start}, which is not inside a git repository; {_fix(named)} "
+                                 f"(or run `apm-git init {start}` to start one there)")
         raise NotAMemoryRepo(f"{start} is not inside a git repository; run `apm-git init` there first")
     root, git_dir = found
     if not (root / CONFIG_FILE).is_file():
+        if named is not None:
+            raise NotAMemoryRepo(f"{named} names {start}, in {root}, which has no {CONFIG_FILE} (not a memory "
+                                 f"repository); {_fix(named)} (or run `apm-git init {root}` to start one there)")
         raise NotAMemoryRepo(f"{root} has no {CONFIG_FILE}: not a memory repository; run `apm-git init {root}`")
     repo = MemoryRepo(root, git_dir, load_config(root, git_dir / STATE_DIR / CONFIG_CACHE))
     check_memory_dir(repo)
     return repo
+
+
+def _fix(named: str) -> str:
+    if named == ENV_REPO:
+        return f"set {ENV_REPO} to your memory repository's folder, or unset it"
+    return f"give {named} your memory repository's folder"
 
 
 def check_memory_dir(repo: MemoryRepo) -> None:

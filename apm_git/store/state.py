@@ -9,10 +9,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-from apm_git import clock, jsontext
-from apm_git.errors import CorruptStateFile, UnknownRoom
+from apm_git import clock, git, jsontext
+from apm_git.errors import CorruptStateFile, StateError, UnknownRoom
+from apm_git.model.limits import MAX_FILE_BYTES
 from apm_git.model.names import FLUSH_STATE, GROUP_NAMES
-from apm_git.model.state_files import PROBLEMS
+from apm_git.model.state_files import PROBLEMS, state_file_problem
 from apm_git.store import cache
 from apm_git.store.repo import STATE_DIR, MemoryRepo
 
@@ -78,6 +79,32 @@ def flush_state_text(state: dict[str, Any]) -> str:
 def save_flush_state(repo: MemoryRepo, state: dict[str, Any]) -> None:
     repo.write(FLUSH_STATE, flush_state_text(state))
 
+
+
+def refuse_unusable_incoming(repo: MemoryRepo, head: str, theirs: str, source: str) -> None:
+    """Stop a sync before `theirs` lands when it brings a state file that apm-git could not use (too large,
+    not JSON, nested past any sense, the wrong shape): every later flush would stop on it.  Only a file
+    `theirs` holds differently from `head` is read (at most MAX_FILE_BYTES of it leave git); StateError
+    names the file, what is wrong, and the commit that made it so; nothing is changed."""
+    paths = {repo.repo_path(rel): rel for rel in PROBLEMS}
+    specs = [f":(literal){path}" for path in paths]
+    local = git.tree_blobs(repo.root, head, specs)
+    theirs_blobs = git.tree_blobs(repo.root, theirs, specs)
+    incoming = {path: blob for path, blob in theirs_blobs.items() if local.get(path) != blob}
+    if not incoming:
+        return
+    sizes, contents = git.small_blobs(repo.root, incoming.values(), MAX_FILE_BYTES)
+    for path, blob in sorted(incoming.items()):
+        problem = state_file_problem(paths[path], contents.get(blob), sizes.get(blob, 0))
+        if problem is None:
+            continue
+        made = git.log_changes(repo.root, f"{head}..{theirs}", [path])
+        fix = f"`git checkout {made[0].commit.sha[:12]}~1 -- {path}`" if made else f"`git checkout HEAD~1 -- {path}`"
+        by = f", made so by {made[0].commit.sha[:12]}" if made else ""
+        raise StateError(
+            f"{source} brings a {path} that apm-git cannot use ({problem}{by}); nothing of {source} was taken: "
+            f"restore the file in the clone that made it ({fix}), commit and push, then run `apm-git sync` again",
+        )
 
 
 def _quiet_runs_file(repo: MemoryRepo) -> Path:

@@ -13,10 +13,12 @@ from pathlib import Path
 
 import pytest
 
+from apm_git.agents.claude_settings import MARK
 from apm_git.commands.init import init
 from apm_git.commands.journal import add
 from apm_git.model import trailers
 from apm_git.store.repo import MemoryRepo, open_repo
+from tests.cli.test_errors import one_line
 from tests.conftest import git, run_apm
 
 USER_SETTINGS = {
@@ -74,7 +76,7 @@ def test_install_twice_then_uninstall_restores_every_byte(layout: tuple[Path, Me
     assert data["hooks"]["PreToolUse"] == USER_SETTINGS["hooks"]["PreToolUse"]  # type: ignore[index]
     assert data["hooks"]["SessionEnd"][0] == USER_SETTINGS["hooks"]["SessionEnd"][0]  # type: ignore[index]
     assert once.decode().splitlines()[1].startswith((" " * indent) if isinstance(indent, int) else indent)
-    assert installed_commands(path)["PreCompact"] == f"apm-git --repo {memory.root} flush --hook-input -"
+    assert installed_commands(path)["PreCompact"] == f"apm-git --repo {memory.root} flush --hook-input -{MARK}"
 
     second = run_apm("hooks", "install", "claude-code", "--memory", str(memory.root), cwd=project)
     assert second.exit_code == 0, second.stderr
@@ -109,7 +111,7 @@ def test_user_install_writes_home_settings_only(layout: tuple[Path, MemoryRepo])
         assert not settings_file(project).exists()
     finally:
         assert run_apm("hooks", "uninstall", "claude-code", "--user", cwd=project).exit_code == 0
-    assert json.loads(home.read_text()) == {}
+    assert not home.exists()  # install created it: uninstall takes it out again
 
 
 def test_install_into_a_project_without_memory_names_the_fix(layout: tuple[Path, MemoryRepo]) -> None:
@@ -199,14 +201,33 @@ def test_status_reports_the_exact_fix_for_a_broken_hook(layout: tuple[Path, Memo
 
 @pytest.mark.parametrize("command", ["flush --hook-input -", "load --format claude-hook --hook-input -",
                                      "recall --hook-input -"])
-def test_hook_in_a_project_without_apm_yaml_names_the_fix(layout: tuple[Path, MemoryRepo], command: str) -> None:
+def test_a_wrong_memory_path_is_named_where_it_was_given(layout: tuple[Path, MemoryRepo], command: str) -> None:
     project, _ = layout
     payload = {"session_id": "s", "cwd": str(project), "hook_event_name": "PreCompact", "prompt": "hello world"}
-    ran = run_hook(f"apm-git {command}", payload, project)
+    missing = project.parent / "moved-away"
+    env = {**os.environ, "APM_GIT_REPO": str(missing)}
+    ran = subprocess.run(("/bin/sh", "-c", f"apm-git {command}"), input=json.dumps(payload), text=True,
+                         capture_output=True, cwd=project, env=env, check=False)
     assert ran.returncode == 3
     (line,) = ran.stderr.strip().splitlines()
-    assert "APM_GIT_REPO" in line and "hooks install claude-code --memory" in line
-    assert "run `apm-git init " + str(project) not in line
+    assert line == (f"apm-git: APM_GIT_REPO names {missing}, which does not exist; set APM_GIT_REPO to your memory "
+                    "repository's folder, or unset it")
+    ran = run_hook(f"apm-git --repo {shlex.quote(str(project))} {command}", payload, project)
+    assert ran.returncode == 3
+    (line,) = ran.stderr.strip().splitlines()
+    assert line.startswith(f"apm-git: --repo names {project}, in {project}, which has no apm.yaml")
+    assert "give --repo your memory repository's folder" in line
+
+
+def test_install_names_a_wrong_memory_flag(layout: tuple[Path, MemoryRepo], tmp_path: Path) -> None:
+    project, _ = layout
+    ran = run_apm("hooks", "install", "claude-code", "--memory", str(tmp_path / "nowhere"), cwd=project)
+    assert ran.exit_code == 3
+    assert one_line(ran.stderr) == (f"apm-git: --memory names {tmp_path / 'nowhere'}, which does not exist; give "
+                                    "--memory your memory repository's folder")
+    ran = run_apm("hooks", "install", "claude-code", cwd=project, env={"APM_GIT_REPO": str(project)})
+    assert ran.exit_code == 3 and one_line(ran.stderr).startswith(f"apm-git: APM_GIT_REPO names {project}")
+    assert not settings_file(project).exists()
 
 
 def test_hook_usage_error_never_exits_2(layout: tuple[Path, MemoryRepo]) -> None:

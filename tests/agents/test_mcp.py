@@ -100,6 +100,8 @@ EDGES = [
     ("load", {"budjet": 100}, "apm-git: load takes no argument 'budjet'; it takes: intent, budget, group, room, main,"),
     ("flush", {"trigger": "sometimes"}, "apm-git: trigger must be one of manual, pre-compact, session-end, idle"),
     ("remember", {"scope": "main"}, "apm-git: give either decision, or task and status"),
+    ("search", {"query": "export", "archive": True, "archive_only": True},
+     "apm-git: archive and archive_only exclude each other"),
 ]
 
 

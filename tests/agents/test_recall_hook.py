@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from apm_git.agents.claude_settings import Settings, commands
+from apm_git.agents.claude_settings import MARK, Settings, commands
 from apm_git.commands.init import init
 from apm_git.commands.journal import add
 from apm_git.store import tokens
@@ -101,9 +101,13 @@ def test_same_bytes_with_the_memory_found_from_the_payload(memory: MemoryRepo, t
                         "cwd missing": payload(tmp_path / "gone", prompt=MATCH)}.items():
         assert_same(name, *both(None, stdin, project))
     fast, _ = both(None, payload(project, prompt=MATCH), project)
-    assert fast[0] == 3 and b"APM_GIT_REPO" in fast[2]
-    fast, _ = both(None, cases(tmp_path / "gone")["escape codes in cwd"], project)
-    assert fast[0] == 3 and b"\x1b" not in fast[2] and b"red does not exist" in fast[2]
+    assert fast == (0, b"", b""), "a folder no memory serves: the hook does nothing and says nothing"
+    assert both(None, cases(tmp_path / "gone")["escape codes in cwd"], project)[0] == (0, b"", b"")
+    wrong = both(None, payload(project, prompt=MATCH), project, APM_GIT_REPO=str(tmp_path / "\x1b[31mred"))
+    assert_same("APM_GIT_REPO wrong", *wrong)
+    fast = wrong[0]
+    assert fast[0] == 3 and b"\x1b" not in fast[2] and b"APM_GIT_REPO names" in fast[2]
+    assert b"red, which does not exist" in fast[2] and b"set APM_GIT_REPO to" in fast[2]
     env_repo = both(None, payload(project, prompt=MATCH), project, APM_GIT_REPO=str(memory.root))
     assert_same("APM_GIT_REPO", *env_repo)
     assert b"NO_PROXY=localhost" in env_repo[0][1]
@@ -152,20 +156,35 @@ def test_the_hook_path_imports_neither_click_nor_tiktoken_once_counted(memory: M
 
 
 @pytest.mark.slow
-def test_install_writes_the_light_entry_and_replaces_the_old_command(memory: MemoryRepo, tmp_path: Path) -> None:
+def test_install_writes_the_light_entry_and_updates_only_its_own(memory: MemoryRepo, tmp_path: Path) -> None:
     project = tmp_path / "project"
     path = project / ".claude" / "settings.json"
     path.parent.mkdir(parents=True)
-    old = f"apm-git --repo {memory.root} recall --hook-input -"  # what install wrote before apm-git-recall
-    path.write_text(json.dumps({"hooks": {"UserPromptSubmit": [
-        {"matcher": "", "hooks": [{"type": "command", "command": old}]}]}}, indent=2) + "\n")
+    old = f"apm-git --repo {memory.root} recall --hook-input -"  # what an older apm-git wrote, unmarked
+    original = json.dumps({"hooks": {"UserPromptSubmit": [
+        {"matcher": "", "hooks": [{"type": "command", "command": old}]}]}}, indent=2) + "\n"
+    path.write_text(original)
+    ran = run_apm("hooks", "install", "claude-code", "--memory", str(memory.root), "--recall", cwd=project)
+    assert ran.exit_code == 0, ran.stderr
+    assert f"UserPromptSubmit already runs your own `{old}`" in ran.stderr  # left as it is, nothing beside it
+    settings = Settings.read(path)
+    assert "UserPromptSubmit" not in settings.installed()
+    assert [hook.command for hook in settings.hooks() if hook.event == "UserPromptSubmit"] == [old]
+    status = run_apm("hooks", "status", cwd=project)
+    assert f"---- UserPromptSubmit: {old}" in status.stdout and "your own hook" in status.stdout, status.stdout
+    assert run_apm("hooks", "uninstall", "claude-code", cwd=project).exit_code == 0
+    assert path.read_text() == original
+
+    # A hook of apm-git's own (marked) in an older form is brought up to date in place, and taken out later.
+    marked = old + MARK
+    path.write_text(original.replace(old, marked))
     ran = run_apm("hooks", "install", "claude-code", "--memory", str(memory.root), "--recall", cwd=project)
     assert ran.exit_code == 0, ran.stderr
     installed = Settings.read(path).installed()
-    assert installed["UserPromptSubmit"] == [f"apm-git-recall --repo {memory.root} --hook-input -"]
+    assert installed["UserPromptSubmit"] == [f"apm-git-recall --repo {memory.root} --hook-input -{MARK}"]
     assert installed["UserPromptSubmit"] == [commands(memory.root, recall=True)["UserPromptSubmit"]]
     status = run_apm("hooks", "status", cwd=project)
     assert status.exit_code == 0, status.stdout
     assert "PASS UserPromptSubmit: apm-git-recall" in status.stdout
     assert run_apm("hooks", "uninstall", "claude-code", cwd=project).exit_code == 0
-    assert "hooks" not in json.loads(path.read_text())
+    assert not path.exists()  # it held apm-git's hooks alone, written exactly as install writes a new file

@@ -35,10 +35,11 @@ def hooked(tmp_path: Path) -> Path:
     return result.root
 
 
-def test_the_config_names_the_installed_hook_script(hooked: Path) -> None:
+def test_the_clone_names_the_installed_hook_script_and_the_shared_config_does_not(hooked: Path) -> None:
     script = installed_hook_script(EVERY.program)
     assert script is not None and Path(script).is_absolute()
-    assert script in (hooked / ".pre-commit-config.yaml").read_text()
+    assert git(hooked, "config", "--get", f"apm-git.{EVERY.program}").strip() == script
+    assert str(Path(script).parent) not in (hooked / ".pre-commit-config.yaml").read_text()
 
 
 @pytest.mark.slow

@@ -23,7 +23,9 @@ def test_not_a_memory_repository(tmp_path: Path, run_cli: Invoke) -> None:
     git(tmp_path, "init", "-q")
     ran = run_cli("--repo", str(tmp_path), "status")
     assert ran.exit_code == 3
-    assert "not a memory repository; run `apm-git init" in one_line(ran.stderr)
+    line = one_line(ran.stderr)
+    assert f"--repo names {tmp_path}, in {tmp_path}, which has no apm.yaml (not a memory repository)" in line
+    assert f"give --repo your memory repository's folder (or run `apm-git init {tmp_path}`" in line
     ran = run_cli("--repo", str(tmp_path / "missing"), "flush")
     assert ran.exit_code == 3 and "does not exist" in one_line(ran.stderr)
 

@@ -32,6 +32,7 @@ SCHEMA_OF = {
     "ci github": ("ci",), "ci gitlab": ("ci",), "sync": ("sync",), "diff": ("diff",), "log": ("log",),
     "history": ("history",), "forget": ("forget",), "deep-sleep": ("stage", "deep-sleep-plan", "proposed"),
     "rem": ("stage", "proposed"), "dream": ("dream", "proposed"), "import": ("import-plan", "stage"),
+    "resolve": ("resolve",),
 }
 NO_JSON = {"mcp", "ui"}  # speaks MCP on stdout / serves a page: --json has nothing to shape
 REFERENCED_ONLY = {"rem-plan"}  # the plan inside `rem --json`
@@ -231,6 +232,12 @@ def test_the_real_output_of_every_command_fits_its_schema(
     run.json("curate", "restore", "2026-01-02-stale", at=day30)
     run.json("proposed", "dream", "--propose", at=day30)
     run.json("forget", "forget", redis, "--reason", "obsolete", at=day30)
+    with (root / "memory/decisions.md").open("a", encoding="utf-8") as decisions:  # two versions in conflict
+        decisions.write("\n" + "".join(
+            f"## [2026-04-03] {title}\n- Tags: decision\n- Fitness: last_referenced=2026-04-03, hit_count=0, "
+            f"decision_value=MEDIUM\n- Body: {title}\n- Conflicts: {other} — two versions\n\n"
+            for title, other in (("Cache A", "2026-04-03-cache-b"), ("Cache B", "2026-04-03-cache-a"))))
+    assert run.json("resolve", "resolve", "2026-04-03-cache-a", "--keep", "this", at=day30)["how"] == "superseded"
     assert run.json("diff", "diff", "HEAD~4..HEAD")["entries"]
     assert run.json("log", "log")["commits"]
 
@@ -251,8 +258,9 @@ def test_the_real_output_of_every_command_fits_its_schema(
         "compactMetadata": {"trigger": "auto"}}) + "\n")
     assert run.json("audit", "audit", str(tmp_path / "projects"), at=day30, exit_code=1)["compactions"]
     assert run.json("status", "status", at=day30)["last_audit"]["last_compaction"]
-    run.json("ci", "ci", "github")
-    run.json("ci", "ci", "gitlab")
+    spec = "apm-git @ git+https://example.invalid/apm-git.git@" + "0" * 40  # this run's apm-git is a local folder
+    run.json("ci", "ci", "github", "--install-spec", spec)
+    run.json("ci", "ci", "gitlab", "--install-spec", spec)
 
     remote = tmp_path / "remote.git"
     git(tmp_path, "init", "--bare", "--quiet", str(remote))

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from apm_git.model import index_md
-from tests.conftest import Invoke, git
+from tests.conftest import Invoke, git, run_apm
 
 OWN_INDEX = "# memory/INDEX.md\n\n- 2026-02-12 | memory/2026-02-12.md | NEVER run clawdbot daemon stop\n"
 OWN_ARCHIVE = "# March\n\nOld notes the user archived by hand.\n"
@@ -112,13 +112,16 @@ def test_init_then_copying_the_files_in_never_loses_the_persons_index(tmp_path: 
     assert git(root, "status", "--porcelain", "--", "memory").strip() == ""
     assert (root / "memory/people.md").read_bytes() == found["memory/people.md"]
 
-    # `init` again adopts what was copied in since: the findings it holds go into the baseline.
+    # `init` again in the initialized memory commits nothing of the person's (issue 23.5): what was copied
+    # in since is the next flush's, checked as any write is (its findings are not baselined).
     (root / "memory/2026-02-13.md").write_text("# 2026-02-13\n\n## [2026-02-13] Half a record\n- Tags: decision\n")
-    init(run_cli, root)
-    assert git(root, "log", "-2", "--format=%s").splitlines() == ["memory: init", "memory: adopt 2 files as found"]
+    head = git(root, "rev-parse", "HEAD")
+    assert "already initialized: nothing changed" in init(run_cli, root)
+    assert git(root, "rev-parse", "HEAD") == head
+    assert git(root, "status", "--porcelain", "--", "memory/2026-02-13.md").startswith("??")
+    assert run_cli("--repo", str(root), "flush").exit_code == 0
     assert "| 2026-02-13 |" in git(root, "show", "HEAD:memory/INDEX.md")
-    assert lint_all(run_cli, root) == 0
-    assert run_cli("--repo", str(root), "lint", "--all", "--baseline-too").exit_code == 1
+    assert lint_all(run_cli, root) == 1  # the half record, a finding of a write after adoption
 
 
 def test_index_never_overwrites_an_index_the_person_wrote(tmp_path: Path, run_cli: Invoke) -> None:
@@ -225,3 +228,69 @@ def test_the_hooks_report_only_what_is_new_after_adoption(tmp_path: Path) -> Non
     journal.write_text(journal.read_text() + "\n## [2026-02-13] Another half\n- Tags: decision\n")
     ran = commit(root, "a new malformed record")
     assert ran.exit_code == 1 and "memory/2026-02-12.md:" in ran.stdout and "apm-record-format" in ran.stdout
+
+
+@pytest.mark.parametrize("bad", [
+    "# Lessons\n\nsaved by a Windows editor\n".encode("utf-16"),  # UTF-16 with its BOM
+    b"# Lessons\n\nLatin-1 caf\xe9\n",  # invalid UTF-8
+])
+def test_adoption_is_all_or_nothing_and_a_second_init_finishes_it(tmp_path: Path, bad: bytes) -> None:
+    """Issue 22.11: a file adoption cannot read is reported before anything is written or committed; once it
+    is re-saved, the next init adopts and lays out everything, as a first init would."""
+    root = tmp_path / "ws"
+    found = workspace(root)
+    (root / "memory/lessons.md").write_bytes(bad)
+    before = sorted(path.relative_to(root).as_posix() for path in root.rglob("*"))
+    proc = run_apm("init", "--no-install", str(root), cwd=tmp_path)
+    assert proc.exit_code == 3 and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+    assert proc.stderr.startswith("apm-git: memory/lessons.md:") and "not valid UTF-8" in proc.stderr
+    assert "nothing was adopted or committed" in proc.stderr and "Traceback" not in proc.stderr
+    assert sorted(path.relative_to(root).as_posix() for path in root.rglob("*")) == before, "nothing written"
+    (root / "memory/lessons.md").write_text("# Lessons\n\nre-saved as UTF-8\n", encoding="utf-8")
+    ran = run_apm("init", "--no-install", str(root), cwd=tmp_path)
+    assert ran.exit_code == 0, ran.stderr
+    assert git(root, "log", "--format=%s").splitlines() == ["memory: init", "memory: adopt 6 files as found"]
+    assert git(root, "show", "HEAD~1:memory/people.md").encode() == found["memory/people.md"]
+    assert git(root, "config", "merge.apm-memory.driver")
+    assert git(root, "status", "--porcelain", "--", "memory", "apm.yaml").strip() == ""
+
+
+def test_init_after_an_adoption_that_stopped_half_way_finishes_the_layout(tmp_path: Path) -> None:
+    """A first init that committed the files as found and stopped there (a kill, an older apm-git): the next
+    init lays out the rest, and registers the merge driver."""
+    root = tmp_path / "ws"
+    workspace(root)
+    git(root, "init", "--quiet")
+    git(root, "add", "memory", "MEMORY.md")
+    git(root, "commit", "--quiet", "-m", "memory: adopt 5 files as found")
+    ran = run_apm("init", "--no-install", str(root), cwd=tmp_path)
+    assert ran.exit_code == 0, ran.stderr
+    assert git(root, "log", "--format=%s").splitlines() == ["memory: init", "memory: adopt 5 files as found"]
+    assert git(root, "cat-file", "-e", "HEAD:apm.yaml") == "" and git(root, "config", "merge.apm-memory.driver")
+    assert run_apm("lint", "--all", cwd=root).exit_code == 0
+
+
+def test_init_in_an_initialized_memory_commits_nothing_but_its_own_files(tmp_path: Path) -> None:
+    """Issue 23.5: the person's pending edits (an edit, a deletion, a new file) stay theirs, uncommitted;
+    what init itself lays out again (a file whose deletion was committed) is all its commit holds."""
+    root = tmp_path / "ws"
+    assert run_apm("init", "--no-install", str(root), cwd=tmp_path).exit_code == 0
+    with (root / "memory/lessons.md").open("a", encoding="utf-8") as handle:
+        handle.write("\nan edit in progress\n")
+    (root / "memory/people.md").unlink()
+    (root / "memory/2026-02-13.md").write_text(JOURNAL.replace("02-12", "02-13"), encoding="utf-8")
+    pending = git(root, "status", "--porcelain")
+    head = git(root, "rev-parse", "HEAD")
+    again = run_apm("init", "--no-install", str(root), cwd=tmp_path)
+    assert again.exit_code == 0 and "already initialized: nothing changed" in again.stdout, again.stdout
+    assert git(root, "rev-parse", "HEAD") == head and git(root, "status", "--porcelain") == pending
+    git(root, "rm", "--quiet", "memory/tools-config.md", "memory/INDEX.md")
+    git(root, "commit", "--quiet", "--no-verify", "-m", "drop tools-config and the index")
+    pending = git(root, "status", "--porcelain")
+    layout = run_apm("init", "--no-install", str(root), cwd=tmp_path)
+    assert layout.exit_code == 0 and "created memory/tools-config.md" in layout.stdout, layout.stdout
+    assert git(root, "show", "--name-only", "--format=%s", "HEAD").strip().split("\n") == [
+        "memory: init", "", "memory/INDEX.md", "memory/tools-config.md"]
+    assert "2026-02-13" not in git(root, "show", "HEAD:memory/INDEX.md"), "the index describes the commit"
+    assert git(root, "status", "--porcelain") == pending
+    assert run_apm("lint", "--from-ref", "HEAD~1", "--to-ref", "HEAD", cwd=root).exit_code == 0

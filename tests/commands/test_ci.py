@@ -19,7 +19,6 @@ from typing import Any
 import pytest
 from ruamel.yaml import YAML
 
-from apm_git import __version__
 from apm_git.store.repo import MemoryRepo
 from tests.conftest import Invoke, git
 from tests.histories import Review, review_whose_merge_drops_an_entry, review_with_dreams_and_a_merge
@@ -33,8 +32,14 @@ def load(path: Path) -> Any:
     return YAML(typ="safe").load(path.read_text(encoding="utf-8"))
 
 
+SPEC = "apm-git @ git+https://example.invalid/apm-git.git@" + "0123456789abcdef" * 2 + "01234567"
+
+
 def ci(run_cli: Invoke, repo: MemoryRepo, *args: str) -> tuple[int, str, str]:
-    ran = run_cli("--repo", str(repo.root), "ci", *args)
+    """`apm-git ci ARGS`, with an install spec (this test run's apm-git is a local folder, which CI cannot
+    install from: tests/commands/test_ci_install.py)."""
+    spec = [] if any(arg.startswith("--install-spec") for arg in args) else ["--install-spec", SPEC]
+    ran = run_cli("--repo", str(repo.root), "ci", *args, *spec)
     return ran.exit_code, ran.stdout, ran.stderr
 
 
@@ -101,7 +106,13 @@ def test_ci_github_writes_a_valid_workflow_once_and_never_overwrites(repo: Memor
     uses = [step.get("uses", "").split("@")[0] for step in job["steps"]]
     assert uses == ["actions/checkout", "actions/setup-python", "", "", "", "actions/github-script"]
     assert job["steps"][0]["with"]["fetch-depth"] == 0
-    assert job["env"]["APM_GIT_INSTALL"] == f"apm-git=={__version__}"
+    assert job["env"]["APM_GIT_INSTALL"] == SPEC
+    assert job["steps"][0]["with"]["persist-credentials"] is False
+    text = path.read_text()
+    pins = re.findall(r"uses: ([\w/-]+)@(\S+)  # (v[\d.]+)\n", text)
+    assert [name for name, _, _ in pins] == ["actions/checkout", "actions/setup-python", "actions/github-script"]
+    assert all(re.fullmatch(r"[0-9a-f]{40}", sha) for _, sha, _ in pins), pins
+    assert text.count("uses:") == len(pins)
     install = next(step for step in job["steps"] if step.get("id") == "install")
     assert install["run"] == 'python -m pip install "$APM_GIT_INSTALL"'
     assert git(repo.root, "status", "--porcelain", "--", "memory") == "", "nothing of the memory changed"
@@ -288,6 +299,19 @@ def test_the_comment_step_posts_one_comment_and_updates_it(repo: MemoryRepo, run
     data = post("x" * 70_000, "success")
     assert len(data["comments"]) == 2 and len(data["comments"][1]["body"]) <= 65_536
     assert data["comments"][1]["body"].endswith("*Cut at the comment limit: the job summary has the whole diff.*")
+
+    # Names in memory text notify no one; a cut inside <details> (and a code fence in it) closes them.
+    rows = "".join(f"- entry {number}: asked @alice and @org/team, mail bob@example.org\n" for number in range(2000))
+    head = rows[:rows.index("- entry 150:")]
+    big = ("## Memory diff\n\n<details><summary>2000 entries</summary>\n\n" + head + "```\n" + rows
+           + "```\n</details>\n\n<sub>end</sub>\n")
+    body = post(big, "success")["comments"][1]["body"]
+    assert len(body) <= 65_536 and "Cut at the comment limit" in body
+    assert "@alice" not in body and "@org/team" not in body and "@\u200balice" in body
+    shown = body.split("*Cut at the comment limit")[0]
+    assert shown.count("<details>") == shown.count("</details>") == 1
+    assert shown.count("```") % 2 == 0, "the code fence is closed before </details>"
+    assert shown.index("</details>") > shown.rindex("```")
 
 
 def gitlab_env(job: dict[str, Any], tmp: Path, **ci_vars: str) -> dict[str, str]:

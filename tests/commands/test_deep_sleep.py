@@ -199,7 +199,8 @@ def test_an_edited_plan_that_would_pass_a_budget_is_refused(journals: MemoryRepo
     plan = json.loads(run_cli("--repo", str(repo.root), "deep-sleep", "--plan").stdout)
     assert "memory/decisions.md" not in [p["to"] for p in plan["promote"]]
     assert {"id": "2026-04-08-use-redis-for-sessions", "from": "memory/2026-04-08.md",
-            "reason": "no room in memory/decisions.md (budget 9 lines)"} in plan["kept"]
+            "reason": "no room in memory/decisions.md: its 5 lines of prose leave no room for a 6-line record within "
+                      "its budget of 9 lines (trim or split it, or raise its budget in apm.yaml)"} in plan["kept"]
     plan["promote"].append({"id": "2026-04-08-use-redis-for-sessions", "from": "memory/2026-04-08.md",
                             "to": "memory/decisions.md", "reason": "agent"})
     (tmp_path / "plan.json").write_text(json.dumps(plan))

@@ -74,3 +74,108 @@ def test_history_errors(repo: MemoryRepo, run_cli: Invoke) -> None:
     assert ran.exit_code == 2 and "is not an entry id" in ran.stderr
     ran = run_cli("--repo", str(repo.root), "history", "2026-01-01-never-written")
     assert ran.exit_code == 1 and "no commit created or changed 2026-01-01-never-written" in ran.stderr
+
+
+# ---- trailers believed only where the files agree (issue 22, case 10) -------------------------------------
+
+KEEP, GONE = "2026-04-01-keep-redis", "2026-04-02-drop-memcached"
+
+
+def forged(repo: MemoryRepo, *trailers: str, drop: str = GONE, into: str | None = None) -> None:
+    """A commit made by hand with plain git: `drop` deleted from decisions.md (or moved to `into`), under a
+    message that carries apm-git's trailers as if a consolidation had done it."""
+    text = (repo.memory / "decisions.md").read_text()
+    start = text.index(f"## [{drop[:10]}]")
+    end = text.find("\n## [", start + 1)
+    block = text[start:] if end == -1 else text[start:end + 1]
+    (repo.memory / "decisions.md").write_text(text.replace(block, ""))
+    if into is not None:
+        path = repo.memory / into
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text((path.read_text() if path.exists() else "# Notes\n\n") + block)
+    message = "memory: rem archived 1\n\n" + "\n".join([*trailers, "Apm-Trigger: rem", "Apm-Scope: all"])
+    git(repo.root, "add", "-A", "memory")
+    git(repo.root, "commit", "-q", "--no-verify", "-m", message)
+
+
+@pytest.fixture
+def two(repo: MemoryRepo, monkeypatch: pytest.MonkeyPatch) -> MemoryRepo:
+    monkeypatch.setenv("APM_GIT_NOW", "2026-04-20T09:00:00+00:00")
+    write(repo.memory, "decisions.md", record("2026-04-01", "Keep Redis"), record("2026-04-02", "Drop Memcached"))
+    flush(repo)
+    return repo
+
+
+def events(run_cli: Invoke, repo: MemoryRepo, entry_id: str, expect: int = 0) -> list[dict[str, str]]:
+    ran = run_cli("--repo", str(repo.root), "--json", "history", entry_id)
+    assert ran.exit_code == expect, ran.stderr
+    found: list[dict[str, str]] = json.loads(ran.stdout)["events"]
+    return found
+
+
+@pytest.mark.parametrize("trailer", [
+    f"Apm-Archive: {GONE} memory/decisions.md -> memory/archive/2026-04.md (score 12)",
+    f"Apm-Promote: {GONE} memory/2026-04-02.md -> memory/decisions.md (lesson)",
+    f"Apm-Move: {GONE} memory/decisions.md -> memory/decisions.md (merged into {KEEP})",
+    f"Apm-Supersede: {GONE} -> {KEEP}",
+    f"Apm-Proven: {GONE} memory/decisions.md",
+])
+def test_a_hand_deletion_under_a_forged_trailer_is_a_loss_as_diff_and_lint_say(
+    two: MemoryRepo, run_cli: Invoke, trailer: str,
+) -> None:
+    forged(two, trailer)
+    last = events(run_cli, two, GONE, expect=1)[-1]
+    assert (last["what"], last["file"], last["source"]) == ("lost", "memory/decisions.md", None)
+    assert last["detail"].startswith("no record of where it went; its Apm-")
+    ran = run_cli("--repo", str(two.root), "history", GONE)
+    assert ran.exit_code == 1 and f"{GONE} was lost in " in ran.stderr and "apm-git forget" in ran.stderr
+    assert " LOST " in ran.stdout.splitlines()[-1]
+    diff = run_cli("--repo", str(two.root), "--json", "diff", "HEAD~1..HEAD")
+    assert diff.exit_code == 1 and [e["status"] for e in json.loads(diff.stdout)["entries"]] == ["loss"]
+    lint = run_cli("--repo", str(two.root), "lint", "--from-ref", "HEAD~1", "--to-ref", "HEAD")
+    assert lint.exit_code == 1 and "apm-no-loss" in lint.stdout
+
+
+def test_a_trailer_the_files_bear_out_is_believed(two: MemoryRepo, run_cli: Invoke) -> None:
+    text = (two.memory / "decisions.md").read_text()
+    (two.memory / "decisions.md").write_text(text.replace("- Body: Keep Redis",
+                                                          f"- Body: Keep Redis\n- Merged: {GONE}"))
+    forged(two, f"Apm-Move: {GONE} memory/decisions.md -> memory/decisions.md (merged into {KEEP})")
+    last = events(run_cli, two, GONE)[-1]
+    assert (last["what"], last["detail"]) == ("merged", f"merged into {KEEP}")
+
+
+def test_an_archive_trailer_whose_entry_went_to_a_live_file_is_a_move(two: MemoryRepo, run_cli: Invoke) -> None:
+    forged(two, f"Apm-Archive: {GONE} memory/decisions.md -> memory/archive/2026-04.md (score 12)",
+           into="notes/elsewhere.md")
+    last = events(run_cli, two, GONE)[-1]
+    assert (last["what"], last["file"], last["source"]) == ("moved", "memory/notes/elsewhere.md",
+                                                            "memory/decisions.md")
+    assert last["detail"] == "not archived: it is in memory/notes/elsewhere.md"
+
+
+def test_a_hand_archive_without_trailers_reads_as_an_archive(two: MemoryRepo, run_cli: Invoke) -> None:
+    forged(two, into="archive/2026-04.md")
+    found = events(run_cli, two, GONE)
+    assert [(e["what"], e["file"], e["source"]) for e in found] == [
+        ("created", "memory/decisions.md", None),
+        ("archived", "memory/archive/2026-04.md", "memory/decisions.md"),
+    ]
+
+
+def test_a_hand_deletion_with_no_trailer_at_all_is_found_and_is_a_loss(two: MemoryRepo, run_cli: Invoke) -> None:
+    forged(two)
+    assert [(e["what"], e["file"]) for e in events(run_cli, two, GONE, expect=1)] == [
+        ("created", "memory/decisions.md"), ("lost", "memory/decisions.md")]
+
+
+def test_a_trailer_naming_an_entry_its_commit_left_alone_is_no_event(two: MemoryRepo, run_cli: Invoke) -> None:
+    before = events(run_cli, two, KEEP)
+    forged(two, f"Apm-Archive: {KEEP} memory/decisions.md -> memory/archive/2026-04.md (score 12)")  # drops GONE
+    assert events(run_cli, two, KEEP) == before
+
+
+def test_a_forget_is_taken_at_its_word(two: MemoryRepo, run_cli: Invoke) -> None:
+    assert run_cli("--repo", str(two.root), "forget", GONE, "--reason", "wrong").exit_code == 0
+    last = events(run_cli, two, GONE)[-1]
+    assert (last["what"], last["detail"]) == ("forgotten", "wrong")

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from apm_git.dreaming.importing import execute_import, import_from_json, import_json, plan_import
 from apm_git.errors import PlanRefused
 from apm_git.model.config import Config
+from apm_git.model.limits import MAX_FILE_BYTES
 from apm_git.model.records import parse
 from apm_git.store.repo import MemoryRepo
 from tests.conftest import Invoke, git, run_apm
@@ -142,6 +143,54 @@ def test_a_plan_that_is_not_json_is_one_line(repo: MemoryRepo, run_cli: Invoke, 
     assert both.exit_code == 2
 
 
+def busy_day(sections: int) -> str:
+    """A journal of `sections` dated sections, 3 lines each."""
+    sections_text = "".join(f"## 2026-05-12 — Fixed bug {n}\n- it was the cron\n\n" for n in range(sections))
+    return "# 2026-05-12\n\n" + sections_text
+
+
+def test_import_keeps_every_file_within_what_it_had() -> None:
+    """Issue 23: `import` right after adoption added record lines to journals already over budget."""
+    budgets = Config(budgets={"journal": 40}).budget_for
+    over, tight = busy_day(40), busy_day(10)  # 122 lines (over 40 already), 32 lines
+    files = {"2026-05-12.md": over, "2026-05-13.md": tight.replace("2026-05-12", "2026-05-13")}
+    plan = plan_import(files, ROUTING, {}, TODAY, budgets)
+    assert {item.file for item in plan.items} == {"2026-05-13.md"} and len(plan.items) == 2  # 4 lines more each
+    skipped = {(s.file, s.reason) for s in plan.skipped}
+    assert skipped == {
+        ("2026-05-12.md", "no room: its record would take the file past the 122 lines it has (over its budget of "
+                          "40 already: import never makes it longer)"),
+        ("2026-05-13.md", "no room: its record would take the file past its budget of 40 lines"),
+    }
+    assert len(plan.skipped) == 48
+    writes = execute_import(plan, files, ROUTING, {}, budgets)
+    assert list(writes) == ["2026-05-13.md"] and writes["2026-05-13.md"].count("\n") == 40
+    # An edited plan that imports into the full journal anyway is refused whole.
+    everything = plan_import(files, ROUTING, {}, TODAY)
+    with pytest.raises(PlanRefused, match=r"importing 40 section\(s\) into 2026-05-12\.md would make it 282 lines, "
+                                          r"past the 122 lines it has"):
+        execute_import(everything, files, ROUTING, {}, budgets)
+
+
+def test_import_right_after_adoption_commits_nothing_lint_refuses(tmp_path: Path, run_cli: Invoke) -> None:
+    root = tmp_path / "ws"
+    (root / "memory").mkdir(parents=True)
+    (root / "memory/2026-05-12.md").write_text(busy_day(40), encoding="utf-8")  # 122 lines: over its budget of 100
+    (root / "memory/2026-05-13.md").write_text(busy_day(3).replace("2026-05-12", "2026-05-13"), encoding="utf-8")
+    env = {"APM_GIT_NOW": "2026-05-20T09:00:00+00:00"}
+    assert run_cli("init", "--no-install", str(root), env=env).exit_code == 0
+    plan = run_cli("--repo", str(root), "import", "--plan", env=env)
+    data = json.loads(plan.stdout)
+    assert {item["file"] for item in data["import"]} == {"memory/2026-05-13.md"}
+    assert {item["file"] for item in data["skipped"]} == {"memory/2026-05-12.md"}
+    (tmp_path / "plan.json").write_text(plan.stdout, encoding="utf-8")
+    ran = run_cli("--repo", str(root), "import", "--apply", str(tmp_path / "plan.json"), env=env)
+    assert ran.exit_code == 0 and "import 3 sections as records" in ran.stdout, ran.stderr
+    assert (root / "memory/2026-05-12.md").read_text(encoding="utf-8") == busy_day(40)
+    lint = run_cli("--repo", str(root), "lint", "--from-ref", "HEAD~1", "--to-ref", "HEAD")
+    assert lint.exit_code == 0, lint.stdout
+
+
 CASES = cases_dir() or Path("../shared/realworld/cases")
 
 
@@ -194,3 +243,60 @@ def test_import_never_drops_a_line(sections: list[str], newline: str, no_final_n
     imported = {(item.file, item.entry_id) for item in plan.items}
     found = {(name, record.id) for name, text in writes.items() for record in parse(text).entries}
     assert imported <= found  # every item is a well-formed record where it was
+
+
+def _dated_sections(count: int, first_line: str) -> str:
+    """A journal of `count` dated sections (one a day from 2000-01-01), each a heading and `first_line`."""
+    start = dt.date(2000, 1, 1)
+    return "# 2026-04-01\n\n" + "".join(
+        f"## {(start + dt.timedelta(days=n % 9000)).isoformat()} note {n}\n{first_line}\n\n" for n in range(count))
+
+
+def test_import_never_makes_a_file_larger_than_the_read_limit(repo: MemoryRepo, tmp_path: Path) -> None:
+    """Issue 22.5: a record is longer than the section it replaces (its Body repeats the first line), so
+    thousands of sections, or one long line, would grow past the read limit: planned as skipped, refused
+    when applied, one line each, nothing changed."""
+    env = {"APM_GIT_NOW": "2026-05-20T09:00:00+00:00"}
+    root = repo.root
+    # Journals with room enough that the size rule, not the budget one, is what stops these imports.
+    config = root / "apm.yaml"
+    config.write_text(config.read_text(encoding="utf-8").replace("  journal: 100\n", "  journal: 100000\n"),
+                      encoding="utf-8")
+    git(root, "commit", "-qm", "journals of 100,000 lines", "--", "apm.yaml")
+    many = repo.memory / "2026-04-01.md"
+    many.write_text(_dated_sections(200, "word " * 2200), encoding="utf-8")  # 2.2 MB, 4.4 MB imported
+    long_line = repo.memory / "2026-04-02.md"
+    long_line.write_text("# 2026-04-02\n\n## 2026-04-02 One long line\nshort\n", encoding="utf-8")
+    (repo.memory / "2026-04-03.md").write_text("# 2026-04-03\n\n## 2026-04-03 Decision: use redis\nfast\n",
+                                               encoding="utf-8")
+    stale = json.loads(run_apm("--json", "import", "--plan", cwd=root, env=env).stdout)
+    long_line.write_text("# 2026-04-02\n\n## 2026-04-02 One long line\n" + "z " * 1_250_000 + "\n", encoding="utf-8")
+    plan = json.loads(run_apm("--json", "import", "--plan", cwd=root, env=env).stdout)
+    assert {item["file"] for item in plan["import"]} == {"memory/2026-04-03.md"}
+    skipped = {item["file"]: item["reason"] for item in plan["skipped"]}
+    assert set(skipped) == {"memory/2026-04-01.md", "memory/2026-04-02.md"}
+    assert all("past the 4.0 MB apm-git reads" in reason for reason in skipped.values())
+    # A plan printed before the line grew names the long section: refused, one line, nothing changed.
+    (tmp_path / "stale.json").write_text(json.dumps(stale), encoding="utf-8")
+    sizes = {path.name: path.stat().st_size for path in repo.memory.glob("2026-*.md")}
+    refused = run_apm("import", "--apply", str(tmp_path / "stale.json"), cwd=root, env=env)
+    assert refused.exit_code == 1 and len(refused.stderr.strip().splitlines()) == 1, refused.stderr
+    assert "importing into" in refused.stderr and "nothing was changed" in refused.stderr
+    assert {path.name: path.stat().st_size for path in repo.memory.glob("2026-*.md")} == sizes
+    (tmp_path / "plan.json").write_text(json.dumps(plan), encoding="utf-8")
+    applied = run_apm("import", "--apply", str(tmp_path / "plan.json"), cwd=root, env=env)
+    assert applied.exit_code == 0, applied.stderr
+    assert "## [2026-04-03] Decision: use redis\n- Tags: decision" in git(root, "show", "HEAD:memory/2026-04-03.md")
+    for name in git(root, "ls-tree", "-r", "--name-only", "HEAD", "memory").split():
+        size = int(git(root, "cat-file", "-s", f"HEAD:{name}"))
+        assert size <= MAX_FILE_BYTES, name
+
+
+@pytest.mark.slow
+def test_a_journal_of_many_dated_headings_is_not_imported_past_the_read_limit() -> None:
+    """The issue's own case (100,000 dated headings: 2.4 MB grown to 16 MB), at 40,000 headings: 0.9 MB
+    that importing would make 6.3 MB."""
+    files = {"2026-04-01.md": _dated_sections(40_000, "x")}
+    plan = plan_import(files, ROUTING, {}, TODAY)
+    assert plan.items == [] and [(s.file, s.line) for s in plan.skipped] == [("2026-04-01.md", 1)]
+    assert "would make it 6." in plan.skipped[0].reason

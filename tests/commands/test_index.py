@@ -100,6 +100,31 @@ def test_too_many_files_are_summarized_by_folder(repo: MemoryRepo, run_cli: Invo
     assert ran.exit_code == 1 and "names the folder research/, which holds no memory file" in ran.stdout
 
 
+def test_many_journals_and_files_keep_the_index_within_its_budget(repo: MemoryRepo, run_cli: Invoke) -> None:
+    """Issue 23: one row per live journal took INDEX.md to 259 of its 80 lines after a simulated year."""
+    first = dt.date(2024, 1, 1)
+    for number in range(400):  # more than a year of journals: nobody archived them
+        day = first + dt.timedelta(days=number)
+        (repo.memory / f"{day.isoformat()}.md").write_text(f"# {day}\n\n## 10:00 — Session Notes\n"
+                                                          f"- **Decision:** choice {number} — why\n")
+    for number in range(30):
+        (repo.memory / f"top-{number:02d}.md").write_text(f"# Top {number}\n")
+    text = build_index(repo, dt.date(2025, 2, 3))
+    lines = text.splitlines()
+    assert len(lines) <= 80
+    rows = lines[lines.index(index_md.JOURNALS) + 4:]
+    assert rows[:2] == ["| 2025-02-03 | ✅ | choice 399 |", "| 2025-02-02 | ✅ | choice 398 |"]  # L1's two
+    assert "| 2024-01 | 31 journals | choice 30, choice 29, choice 28 |" in rows  # the older ones by month
+    assert "| top-29.md | 1 | — | Top 29 |" in lines
+    assert "| Total files: 435 |" in text  # 5 category files, 400 journals, 30 other files
+    (repo.memory / "INDEX.md").write_text(text)
+    assert run_cli("--repo", str(repo.root), "lint", "--all").exit_code == 0, "apm-index-fresh reads the summary rows"
+    for number in range(31):  # every journal of January 2024 moves away: the row for it names none
+        (repo.memory / f"{(first + dt.timedelta(days=number)).isoformat()}.md").unlink()
+    ran = run_cli("--repo", str(repo.root), "lint", "--all")
+    assert ran.exit_code == 1 and "names the journals of 2024-01, and none of them is live" in ran.stdout, ran.stdout
+
+
 def test_the_conflicts_section_lists_entries_in_conflict_in_every_file_that_holds_records(repo: MemoryRepo) -> None:
     def conflicting(day: str, title: str, other: str) -> str:
         return record(day, title, tags="lesson", extra=f"- Conflicts: {other} — both sides changed it\n")

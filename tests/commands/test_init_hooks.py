@@ -41,6 +41,7 @@ def test_an_existing_config_keeps_comments_order_and_other_hooks(tmp_path: Path)
     assert text.index("default_stages") < text.index("repos:") < text.index("fail_fast")
     assert hook_ids(text) == ["no-tabs", EVERY.id]
     assert "apm-git-hook-run apm-checks\n" in text and "language: system" in text and "always_run: true" in text
+    assert "files: ^(memory/|apm\\.yaml$)" in text and "git diff --cached --quiet -- memory apm.yaml" in text
     assert git(root, "show", "HEAD:.pre-commit-config.yaml") == text
     second = init(root, install=False)
     assert second.commit is None and (root / ".pre-commit-config.yaml").read_text() == text

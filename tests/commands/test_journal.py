@@ -82,3 +82,13 @@ def test_a_long_title_twice_on_one_day_still_gets_a_distinct_id(repo: MemoryRepo
     assert len(set(ids)) == 3
     assert ids[1].endswith("-2") and ids[2].endswith("-3")
     assert all(len(entry_id) <= len("2026-04-06-") + 60 for entry_id in ids)
+
+
+def test_kind_and_value_in_any_case(repo: MemoryRepo, run_cli: Invoke) -> None:
+    ran = run_cli("--repo", str(repo.root), "journal", "add", "ship on Tuesdays", "--kind", "Decision",
+                  "--value", "high")
+    assert ran.exit_code == 0, ran.stderr
+    text = "".join(path.read_text() for path in repo.memory.glob("20*.md"))
+    assert "- Tags: decision" in text and "decision_value=HIGH" in text
+    ran = run_cli("--repo", str(repo.root), "journal", "add", "x", "--kind", "Nope")
+    assert ran.exit_code == 2 and "'Nope' is not one of 'decision'" in ran.stderr

@@ -87,7 +87,8 @@ def test_the_body_changed_on_both_sides_is_a_conflict_with_both_versions_and_no_
     assert lost_entries(tree(root, "HEAD^1"), tree(root, "HEAD^1"), tree(root, "HEAD^2"), tree(root, "HEAD")) == []
     status = run_cli("--repo", str(root), "status").stdout
     assert "Entries in conflict: 2" in status
-    assert ": 2026-04-06-redis-cache: Conflicts: 2026-04-06-redis-cache-merge-other-version — " in status
+    assert (": 2026-04-06-redis-cache: `apm-git resolve 2026-04-06-redis-cache --keep this|other|both` "
+            "(Conflicts: 2026-04-06-redis-cache-merge-other-version — ") in status
     assert run_cli("--repo", str(root), "index").exit_code == 0
     index = (root / "memory/INDEX.md").read_text()
     assert "2026-04-06-redis-cache " in index or "2026-04-06-redis-cache |" in index

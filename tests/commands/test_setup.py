@@ -27,7 +27,10 @@ def test_setup_registers_what_a_fresh_clone_lacks_once(tmp_path: Path, run_cli: 
     assert ran.exit_code == 0, ran.stderr
     assert ran.stdout.splitlines() == ["apm-git: registered the diff driver apm-memory",
                                        "apm-git: registered the merge driver apm-memory",
+                                       "apm-git: registered the path of apm-git's hook program (for commits whose "
+                                       "PATH lacks it)",
                                        "apm-git: registered the pre-commit hook"]
+    assert Path(git(clone, "config", "--get", "apm-git.apm-git-hook-run").strip()).name == "apm-git-hook-run"
     assert git(clone, "config", "--get", "diff.apm-memory.xfuncname").strip() == "^## .*$"
     assert git(clone, "config", "--get", "merge.apm-memory.driver").strip() == "apm-git merge-driver %O %A %B %P"
     assert "pre-commit" in (clone / ".git/hooks/pre-commit").read_text()

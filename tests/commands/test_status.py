@@ -60,3 +60,29 @@ def test_status_stays_short_with_many_findings_and_names_the_command_for_the_res
     assert len(ran.stdout.splitlines()) < 30
     assert "`apm-git lint --all` lists them" in ran.stdout
     assert "`apm-git status --files` lists every file" in ran.stdout
+
+
+def test_status_counts_the_pending_records_of_the_live_journals(repo: MemoryRepo) -> None:
+    """Issue 23, case 7: after `journal add … --kind pending`, status does not say "Pending items: 0"."""
+    from tests.conftest import run_apm
+
+    env = {"APM_GIT_NOW": "2026-04-06T12:00:00+00:00"}
+    assert "Pending items: 0" in run_apm("status", cwd=repo.root, env=env).stdout
+    added = run_apm("journal", "add", "Ask about the deploy window", "--kind", "pending", "--title", "Deploy window",
+                    cwd=repo.root, env=env)
+    assert added.exit_code == 0, added.stderr
+    with (repo.memory / "2026-04-06.md").open("a", encoding="utf-8") as journal:
+        journal.write("\n## 14:30 — Session Notes\n- **Pending:** rotate the staging key — before Friday\n"
+                      "- **Decision:** keep Postgres 15 — pgvector needs it\n")
+    ran = run_apm("status", cwd=repo.root, env=env)
+    assert "Pending items: 2\n" in ran.stdout, ran.stdout
+    assert "  - memory/2026-04-06.md:3: Deploy window (2026-04-06-deploy-window)\n" in ran.stdout
+    assert "  - memory/2026-04-06.md:10: rotate the staging key (2026-04-06-rotate-the-staging-key)\n" in ran.stdout
+    data = json.loads(run_apm("--json", "status", cwd=repo.root, env=env).stdout)
+    assert [(item["entry"], item["line"]) for item in data["pending_records"]] == [
+        ("2026-04-06-deploy-window", 3), ("2026-04-06-rotate-the-staging-key", 10)]
+    assert data["pending_items"] == []  # flush-state.json's own list is shown as it is
+    assert run_apm("flush", cwd=repo.root, env=env).exit_code == 0
+    later = {"APM_GIT_NOW": "2026-04-10T12:00:00+00:00"}
+    assert run_apm("deep-sleep", cwd=repo.root, env=later).exit_code == 0  # pending items are never promoted
+    assert "Pending items: 2\n" in run_apm("status", cwd=repo.root, env=later).stdout

@@ -4,7 +4,7 @@ from __future__ import annotations
 import datetime as dt
 
 from apm_git.dreaming.execute import budget_problems, execute_deep_sleep, validate
-from apm_git.dreaming.plan import Promotion
+from apm_git.dreaming.plan import Promotion, deep_sleep_trailers
 from apm_git.dreaming.plan_deep_sleep import Memory, plan_deep_sleep
 from apm_git.model.config import Config
 from apm_git.model.records import parse
@@ -127,7 +127,11 @@ def test_a_full_category_file_makes_room_by_score_or_keeps_the_newcomer() -> Non
     tight = CONFIG._replace(budgets={**CONFIG.budgets, "lessons.md": 8})
     plan = plan_deep_sleep(crowded, TODAY, tight)
     assert plan.promotions == [] and plan.archivals == []
-    assert [k.reason for k in plan.kept] == ["no room in memory/lessons.md (budget 8 lines)"]
+    assert [k.reason for k in plan.kept] == [
+        "no room in memory/lessons.md: its 2 lines of prose and 1 proven or conflicting entry leave no room for a "
+        "6-line record within its budget of 8 lines, and deep sleep archives neither (trim or split it, or raise its "
+        "budget in apm.yaml)",
+    ]
 
 
 def test_old_journals_move_whole_unless_this_run_takes_from_them() -> None:
@@ -180,26 +184,66 @@ def test_a_journal_keeps_its_end_when_its_last_entry_is_promoted() -> None:
         assert left.endswith(f"decision_value=MEDIUM{newline}- Body: Finish it{ending}"), repr(left[-40:])
 
 
-def test_prose_over_budget_keeps_no_promotion_out() -> None:
+def test_a_file_over_budget_by_its_prose_is_never_made_longer() -> None:
+    """Issue 23: a user's 256-line prose people.md (budget 100) grew to 405 lines from promotions."""
     prose = "# People\n\n## Alice\n" + "".join(f"- note {n}\n" for n in range(253))  # 256 lines, budget 100
-    memory = memory_of({"2026-03-01.md": journal(record("2026-03-01", "Bob prefers email", "person", value="HIGH"))},
+    memory = memory_of({"2026-04-01.md": journal(record("2026-04-01", "Bob prefers email", "person", value="HIGH"))},
                        {"people.md": prose})
     plan = plan_deep_sleep(memory, TODAY, CONFIG)
-    assert [(p.entry_id, p.target) for p in plan.promotions] == [("2026-03-01-bob-prefers-email", "people.md")]
-    assert plan.kept == [] and plan.archivals == []
+    assert plan.promotions == [] and plan.archivals == [] and plan.journal_moves == []
+    (kept,) = plan.kept
+    assert (kept.entry_id, kept.room) == ("2026-04-01-bob-prefers-email", "people.md")
+    assert kept.reason.startswith("no room in memory/people.md: its 256 lines of prose alone pass its budget of 100")
+    assert "Apm-Finding" not in dict(deep_sleep_trailers(plan, "memory"))  # it waits: the body says why
+    # An edited plan that promotes into it anyway is refused.
+    plan.promotions = [Promotion("2026-04-01-bob-prefers-email", "2026-04-01.md", "people.md", "edited")]
     changes = execute_deep_sleep(plan, memory, CONFIG, {})
-    assert changes.writes["people.md"].startswith(prose)
-    assert budget_problems(plan, memory, CONFIG, changes) == []  # an edited plan like it is not refused
+    assert budget_problems(plan, memory, CONFIG, changes) == [
+        "promotions would put memory/people.md over its budget (263 > 100 lines); add archive moves or drop promotions",
+    ]
 
 
-def test_a_journal_with_an_item_kept_out_for_room_does_not_move() -> None:
-    tight = CONFIG._replace(budgets={**CONFIG.budgets, "lessons.md": 8})
+def test_protected_entries_that_fill_a_file_keep_newcomers_out_and_nothing_is_archived_for_them() -> None:
+    tight = CONFIG._replace(budgets={**CONFIG.budgets, "lessons.md": 12})
     proven = record("2025-01-01", "Proven lesson", "lesson", hits=9, value="HIGH", proven=True)
-    memory = memory_of({"2026-03-01.md": journal(record("2026-03-01", "New lesson", "lesson"))},
-                       {"lessons.md": memory_file(proven, title="Lessons")})
+    old = record("2025-01-01", "Old lesson", "lesson", value="LOW")
+    lessons = memory_file(proven, proven.replace("Proven lesson", "Proven too"), old, title="Lessons")  # 17 lines
+    memory = memory_of({"2026-04-09.md": journal(record("2026-04-09", "New lesson", "lesson"))},
+                       {"lessons.md": lessons})
     plan = plan_deep_sleep(memory, TODAY, tight)
-    assert [k.reason for k in plan.kept] == ["no room in memory/lessons.md (budget 8 lines)"]
-    assert plan.journal_moves == []  # it still has something to promote
+    assert plan.promotions == [] and plan.archivals == []  # archiving the old one would not make room: it stays
+    assert [k.reason.split(" (")[0] for k in plan.kept] == [
+        "no room in memory/lessons.md: its 2 lines of prose and 2 proven or conflicting entries leave no room for a "
+        "6-line record within its budget of 12 lines, and deep sleep archives neither",
+    ]
+
+
+def test_a_journal_with_an_item_kept_out_for_room_still_moves_on_schedule() -> None:
+    tight = CONFIG._replace(budgets={**CONFIG.budgets, "lessons.md": 8})
+    strong = record("2025-01-01", "Strong lesson", "lesson", hits=9, value="HIGH", last=TODAY.isoformat())  # 195
+    memory = memory_of({"2026-03-01.md": journal(record("2026-03-01", "New lesson", "lesson")),  # scores 85
+                        "2026-04-08.md": journal(record("2026-04-08", "Newer lesson", "lesson"))},  # 123
+                       {"lessons.md": memory_file(strong, title="Lessons")})
+    plan = plan_deep_sleep(memory, TODAY, tight)
+    assert [(m.source, m.target) for m in plan.journal_moves] == [("2026-03-01.md", "archive/journals/2026-03-01.md")]
+    assert [(k.source, k.reason) for k in plan.kept] == [
+        ("2026-03-01.md", "no room in memory/lessons.md (budget 8 lines); it goes to the archive with its journal "
+                          "(memory/archive/journals/2026-03-01.md)"),
+        ("2026-04-08.md", "no room in memory/lessons.md (budget 8 lines)"),  # not due yet: it waits
+    ]
+    assert ("Apm-Finding", "no room in memory/lessons.md (budget 8 lines); 2026-03-01-new-lesson went to "
+                           "memory/archive/journals/ with its journal") in deep_sleep_trailers(plan, "memory")
+
+
+def test_a_dated_section_written_ahead_of_its_journal_is_not_referenced() -> None:
+    """Issue 23: `## 2026-04-09 — …` in 2026-04-06.md read as used on a later day than its own."""
+    text = "# 2026-04-06\n\n## 2026-04-09 — Planned the rollout for Thursday\n- nobody used this yet\n"
+    memory = memory_of({"2026-04-06.md": text})
+    plan = plan_deep_sleep(memory, TODAY, CONFIG)
+    assert plan.promotions == []
+    # The same section in a later journal too: referenced on two days.
+    memory = memory_of({"2026-04-06.md": text, "2026-04-08.md": text.replace("# 2026-04-06", "# 2026-04-08")})
+    assert [p.reason for p in plan_deep_sleep(memory, TODAY, CONFIG).promotions] == ["referenced"]
 
 
 def test_dated_sections_and_confident_light_sleep_candidates_are_promoted() -> None:

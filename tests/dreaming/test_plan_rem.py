@@ -89,6 +89,23 @@ def test_prose_over_budget_never_archives_an_entry_for_room() -> None:
     assert over.why().startswith("its 257 lines of prose alone pass the budget, and consolidation never moves prose")
 
 
+def test_prose_over_budget_is_never_made_longer_by_the_runs_own_edits() -> None:
+    """Issue 23: a supersession adds a `Supersedes:` line to the newer entry; in a file its prose puts over budget
+    (accepted so, in the baseline) that line must not make the file longer than it was."""
+    newer = record("2026-05-30", "Bob prefers email", "person", value="HIGH", body="Email, never calls")
+    stale = record("2026-05-01", "Alice likes tea", "person", value="LOW", last="2026-05-01")
+    people = PROSE + "\n" + stale + newer
+    older = memory_file(record("2026-04-01", "Bob prefers email", "person", body="Calls, never email"))
+    outcome = plan_rem({"people.md": people, "decisions.md": older}, None, TODAY, CONFIG)
+    assert [(s.old, s.new) for s in outcome.plan.supersessions] == [
+        ("2026-04-01-bob-prefers-email", "2026-05-30-bob-prefers-email")]
+    assert [(a.entry_id, a.reason) for a in outcome.plan.archivals] == [
+        ("2026-05-01-alice-likes-tea", "budget"), ("2026-04-01-bob-prefers-email", "superseded")]
+    after = outcome.writes["people.md"]
+    assert parse(after).line_count <= parse(people).line_count
+    assert "- Supersedes: 2026-04-01-bob-prefers-email — Calls, never email" in after
+
+
 def test_an_entry_promoted_in_the_same_run_is_never_archived() -> None:
     config = CONFIG._replace(budgets={**CONFIG.budgets, "lessons.md": 8})
     old_low = record("2026-01-01", "Old low lesson", "lesson", last=OLD, value="LOW")  # archived for value

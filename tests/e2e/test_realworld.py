@@ -79,6 +79,14 @@ def test_the_whole_life_of_a_real_workspace(name: str, way: str, tmp_path: Path,
 
     adopted = run_cli("init", "--no-install", str(root), env=day)
     assert adopted.exit_code == 0, adopted.stderr
+    if way == "init-then-copy":
+        # init again commits nothing of the person's (issue 23.5): what was copied in is a write, which a
+        # flush commits with its findings reported; `baseline` then makes them known, as adoption does.
+        assert git(root, "rev-parse", "HEAD").strip() == start
+        for args in (("flush",), ("baseline",), ("flush",)):
+            ran = apm(*args)
+            assert ran.exit_code == 0, (args, ran.stderr)
+        start = git(root, "rev-parse", "HEAD").strip()  # every commit from here on is checked below
     assert apm("status").exit_code == 0
     lint = apm("lint", "--all")
     assert lint.exit_code == 0, f"lint --all right after adoption:\n{lint.stdout}"

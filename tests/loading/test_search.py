@@ -35,14 +35,18 @@ def search(run_cli: Invoke, mem: MemoryRepo, *args: str) -> dict[str, Any]:
 def test_ranked_hits_with_id_file_line_and_snippet(mem: MemoryRepo, run_cli: Invoke) -> None:
     data = search(run_cli, mem, "redis")
     ids = [hit["entry_id"] for hit in data["hits"]]
-    # title hits first (3 points), then the body hits by fitness: hit_count 4 beats 0
-    assert ids == ["2026-04-06-redis-for-sessions", "2025-10-01-redis-eviction-storm", "2026-03-04-session-store"]
-    assert data["total"] == 3 and data["where"] == "live and archive"
+    # live memory first (a title hit outranks a body hit), then the archive
+    assert ids == ["2026-04-06-redis-for-sessions", "2026-03-04-session-store", "2025-10-01-redis-eviction-storm"]
+    assert data["total"] == 3 and data["where"] == "live, then archive"
+    alike = search(run_cli, mem, "redis", "--archive")  # asked for: the archive ranks by its match alone
+    assert [hit["entry_id"] for hit in alike["hits"]] == [
+        "2026-04-06-redis-for-sessions", "2025-10-01-redis-eviction-storm", "2026-03-04-session-store"]
+    assert alike["where"] == "live and archive alike"
     for hit in data["hits"]:
         lines = (mem.root / hit["file"]).read_text().splitlines()
         assert lines[hit["line"] - 1].startswith("## [") and hit["heading"] in lines[hit["line"] - 1]
         assert "\n" not in hit["snippet"] and len(hit["snippet"]) <= 120
-    archived = data["hits"][1]
+    archived = data["hits"][2]
     assert archived["archived"] and archived["file"] == "memory/archive/2026-01.md" and archived["line"] == 3
     assert archived["heading"] == "[2025-10-01] Redis eviction storm"
     assert archived["snippet"] == "Keys vanished under memory pressure; maxmemory-policy fixed it."
@@ -55,7 +59,7 @@ def test_more_query_words_matched_rank_first(mem: MemoryRepo, run_cli: Invoke) -
 
 
 def test_archive_only_and_limit(mem: MemoryRepo, run_cli: Invoke) -> None:
-    data = search(run_cli, mem, "redis", "--archive")
+    data = search(run_cli, mem, "redis", "--archive-only")
     assert [hit["file"] for hit in data["hits"]] == ["memory/archive/2026-01.md"] and data["where"] == "archive"
     limited = search(run_cli, mem, "redis", "--limit", "1")
     assert len(limited["hits"]) == 1 and limited["total"] == 3
@@ -67,7 +71,7 @@ def test_text_output_is_one_line_per_entry(mem: MemoryRepo, run_cli: Invoke) -> 
     assert lines[0].startswith("2026-04-06-redis-for-sessions  memory/2026-04-06.md:3  [2026-04-06] Redis for "
                                "sessions: Use Redis.  (score ")
     files = len([rel for rel in mem.markdown_files() if not rel.startswith("groups/") and rel != "INDEX.md"])
-    assert lines[-1] == f"3 sections matched (showing 2) in {files} files (live and archive)"
+    assert lines[-1] == f"3 sections matched (showing 2) in {files} files (live, then archive)"
     none = run_cli("--repo", str(mem.root), "search", "kubernetesx")
     assert none.exit_code == 0 and none.stdout.startswith("nothing matched 'kubernetesx'")
 
@@ -107,7 +111,7 @@ def test_search_finds_archived_entries_of_a_generated_repository(tmp_path: Path,
             break
     else:
         raise AssertionError(f"{target} is in no archive file")
-    data = search(run_cli, repo, title, "--archive", "--limit", "50")
+    data = search(run_cli, repo, title, "--archive-only", "--limit", "50")
     found = [hit for hit in data["hits"] if hit["entry_id"] == target]
     assert found and (found[0]["file"], found[0]["line"]) == (f"memory/{where[0]}", where[1])
     assert all(hit["archived"] for hit in data["hits"])

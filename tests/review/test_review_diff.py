@@ -389,4 +389,7 @@ def test_tags_and_fields_changed_by_hand(story: Story) -> None:
     (entry,) = story.diff_json()["entries"]
     assert changes(entry) == {"tags": ("decision", "decision, cache"), "decision_value": ("MEDIUM", "LOW"),
                               "conflicts": (None, "2026-05-20-healthy-note-2 — both")}
-    assert "(tags +cache, decision_value MEDIUM→LOW, +conflicts: 2026-05-20-healthy-note-2 — both)" in story.diff()
+    assert entry["status"] == "conflict"  # a Conflicts field gained, by hand too, waits for a person
+    assert "CONFLICT    2026-05-20-healthy-note-1  " in story.diff()
+    assert ("(in conflict with 2026-05-20-healthy-note-2; tags +cache, decision_value MEDIUM→LOW)"
+            in story.diff())

@@ -63,7 +63,7 @@ def test_a_hit_names_heading_snippet_and_score(mem: MemoryRepo, run_cli: Invoke)
 def test_the_archive(mem: MemoryRepo, run_cli: Invoke) -> None:
     both = search(run_cli, mem, "maxmemory")
     assert [(hit["entry_id"], hit["archived"]) for hit in both["hits"]] == [("2025-10-01-redis-eviction-storm", True)]
-    only = search(run_cli, mem, "redis", "--archive")
+    only = search(run_cli, mem, "redis", "--archive-only")
     assert only["where"] == "archive" and {hit["file"] for hit in only["hits"]} == {"memory/archive/2026-01.md"}
 
 
@@ -72,7 +72,7 @@ def test_the_index_is_a_cache_outside_the_tree(mem: MemoryRepo, run_cli: Invoke)
     search(run_cli, mem, "redis")
     search(run_cli, mem, "redis", "--group", "alpha")
     assert sorted(path.name for path in (mem.git_dir / "apm-git" / "search").iterdir()) == [
-        "group-alpha.sqlite3", "memory.sqlite3"]
+        "group-alpha.lock", "group-alpha.sqlite3", "memory.lock", "memory.sqlite3"]
     assert git(mem.root, "status", "--porcelain", "--untracked-files=all") == before
     assert not list(mem.memory.rglob("*.sqlite3"))
 

@@ -7,6 +7,7 @@ import os
 import sys
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 import pytest
 
@@ -18,9 +19,12 @@ from tests.loading.test_load_isolation import touched, under
 
 
 def _audit_sqlite(event: str, args: tuple[Any, ...]) -> None:
-    """SQLite opens its database in C: record the connection as the file it opens."""
+    """SQLite opens its database in C: record the connection as the file it opens (a `file:` URI as its path)."""
     if event == "sqlite3.connect" and test_load_isolation._recording and isinstance(args[0], (str, os.PathLike)):
-        test_load_isolation._recording[-1].append(str(Path(os.fsdecode(args[0])).absolute()))
+        name = os.fsdecode(args[0])
+        if name.startswith("file:"):
+            name = unquote(name.removeprefix("file:").partition("?")[0])
+        test_load_isolation._recording[-1].append(str(Path(name).absolute()))
 
 
 sys.addaudithook(_audit_sqlite)

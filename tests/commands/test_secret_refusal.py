@@ -1,0 +1,96 @@
+"""Issue 23.2: a suspected secret is refused where it is written (`journal add`, `remember`, and the MCP tools
+that call the same operations): exit 1, one line naming the kind and the line, never the secret, nothing
+written; `--allow-secret` writes a false positive with the pragma the scanner honours, so no flush withholds it."""
+from __future__ import annotations
+
+import datetime as dt
+import sys
+from pathlib import Path
+
+import anyio
+import pytest
+
+from apm_git.store.repo import MemoryRepo
+from tests.conftest import git, run_apm
+
+NOW = {"APM_GIT_NOW": "2026-04-06T10:00:00+00:00"}
+AWS_KEY = "AKIA" + "Q7XW2M4KZP3RT9BN"  # fake, of the real shape
+JOURNAL = "memory/2026-04-06.md"
+
+
+def _apm(repo: MemoryRepo, *args: str) -> tuple[int, str, str]:
+    ran = run_apm("--repo", str(repo.root), *args, cwd=repo.root, env=NOW)
+    return ran.exit_code, ran.stdout, ran.stderr
+
+
+def test_journal_add_refuses_a_secret_with_one_line_and_writes_nothing(repo: MemoryRepo) -> None:
+    code, out, said = _apm(repo, "journal", "add", f"rotated the deploy key, new one {AWS_KEY}", "--kind", "tool",
+                           "--title", "Rotated the deploy key")
+    assert code == 1 and out == ""
+    assert said.splitlines() == [
+        f"apm-git: {JOURNAL}: not written: line 1 of the entry's text looks like a credential (AWS Access Key); keep "
+        "secrets out of memory (note where the secret lives instead), or if it is not one, write it again with "
+        "--allow-secret",
+    ]
+    assert not (repo.root / JOURNAL).exists()
+    code, _, said = _apm(repo, "journal", "add", "first line is fine\nsecond line has " + AWS_KEY, "--kind", "tool",
+                         "--title", "Two lines")
+    assert code == 1 and "line 2 of the entry's text" in said and AWS_KEY not in said
+
+
+def test_allow_secret_writes_the_pragma_and_the_flush_commits_it(repo: MemoryRepo) -> None:
+    example = "AKIA" + "IOSFODNN7EXAMPLQ"  # say it is the docs' example key: a deliberate false positive
+    code, _, said = _apm(repo, "journal", "add", f"the docs show {example} as the key shape", "--kind", "context",
+                           "--title", "Key shape in the docs", "--allow-secret")
+    assert code == 0, said
+    text = (repo.root / JOURNAL).read_text()
+    assert f"- Body: the docs show {example} as the key shape <!-- pragma: allowlist secret -->" in text
+    code, _, said = _apm(repo, "flush")
+    assert code == 0 and "WARNING" not in said, said
+    assert git(repo.root, "show", f"HEAD:{JOURNAL}") == text
+
+
+def test_allow_secret_never_marks_a_title_or_tags(repo: MemoryRepo) -> None:
+    code, _, said = _apm(repo, "journal", "add", f"{AWS_KEY} is the example key", "--kind", "context",
+                         "--allow-secret")
+    assert code == 1 and "the entry's title (--title, or the text's first words)" in said
+    assert "--allow-secret marks the text only: give one without it" in said and AWS_KEY not in said
+    code, _, said = _apm(repo, "journal", "add", f"{AWS_KEY} is the example key", "--kind", "context",
+                         "--title", "Example key", "--allow-secret")
+    assert code == 0, said
+
+
+def test_remember_refuses_a_secret_in_a_decision_or_a_task(repo: MemoryRepo) -> None:
+    code, _, said = _apm(repo, "remember", "--scope", "main", "--decision", f"deploy with {AWS_KEY}")
+    assert code == 1 and f"{JOURNAL}: not written: the entry's title" in said and AWS_KEY not in said
+    attention = repo.memory / "main" / "attention.md"
+    before = attention.read_text() if attention.exists() else None
+    code, _, said = _apm(repo, "remember", "--scope", "main", "--task", f"rotate {AWS_KEY}", "--status", "todo")
+    assert code == 1 and "memory/main/attention.md: not written: the task looks like a credential" in said
+    assert (attention.read_text() if attention.exists() else None) == before
+    for status in ("todo", "done"):  # a status change finds the task it marked
+        code, _, said = _apm(repo, "remember", "--scope", "main", "--task", f"rotate {AWS_KEY}", "--status", status,
+                             "--allow-secret")
+        assert code == 0, said
+    tasks = [line for line in attention.read_text().splitlines() if "rotate" in line]
+    assert tasks == [f"- [done] rotate {AWS_KEY} <!-- pragma: allowlist secret --> (updated 2026-04-06)"]
+
+
+@pytest.mark.slow
+def test_the_mcp_journal_tool_refuses_a_secret_too(repo: MemoryRepo, tmp_path: Path) -> None:
+    mcp = pytest.importorskip("mcp")
+    from mcp.client.stdio import stdio_client
+
+    async def call() -> tuple[bool, str]:
+        params = mcp.StdioServerParameters(command=sys.executable, args=["-m", "apm_git", "mcp", "--repo",
+                                                                        str(repo.root)], cwd=str(tmp_path))
+        async with stdio_client(params) as (read, write), mcp.ClientSession(read, write) as session:
+            await session.initialize()
+            result = await session.call_tool("journal_add", {"text": f"the key is {AWS_KEY}", "kind": "tool",
+                                                             "title": "Deploy key"})
+            return result.is_error, "".join(getattr(part, "text", "") for part in result.content)
+
+    is_error, text = anyio.run(call)
+    assert is_error and "not written" in text and "(AWS Access Key)" in text and AWS_KEY not in text
+    assert not (repo.memory / f"{dt.date.today().isoformat()}.md").exists() or AWS_KEY not in (
+        repo.memory / f"{dt.date.today().isoformat()}.md").read_text()
