@@ -5,7 +5,7 @@ from typing import IO, Any
 
 import click
 
-from apm_git.cli.base import emit, state
+from apm_git.cli.base import emit, state, text_of
 from apm_git.cli.shapes import VERSION
 from apm_git.errors import EXIT_OK
 
@@ -16,8 +16,8 @@ def curated_json(result: Any) -> dict[str, Any]:
 
 
 def curated_text(result: Any) -> str:
-    return f"apm-git: {result.verb} {', '.join(result.entry_ids)} committed as {result.commit[:12]} " \
-           f"({', '.join(result.files)})"
+    return text_of([f"apm-git: {result.verb} {', '.join(result.entry_ids)} committed as {result.commit[:12]} "
+                    f"({', '.join(result.files)})"])
 
 
 @click.command("edit")

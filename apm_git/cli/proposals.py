@@ -5,7 +5,7 @@ from typing import Any
 
 import click
 
-from apm_git.cli.base import emit, state
+from apm_git.cli.base import emit, state, text_of
 from apm_git.cli.shapes import VERSION
 from apm_git.errors import EXIT_OK
 
@@ -35,17 +35,17 @@ def proposed_json(made: list[Any], refused: str | None = None) -> dict[str, Any]
 def proposed_text(made: Any) -> str:
     result = made.result
     if made.name is None:
-        return f"apm-git: {result.subject}; nothing to propose"
+        return text_of([f"apm-git: {result.subject}; nothing to propose"])
     if made.kept:
-        return (f"apm-git: {result.subject}; the open proposal {made.name} already holds it "
-                f"(review: `apm-git proposals`, `apm-git diff HEAD...apm-git/proposals/{made.name}`)")
+        return text_of([f"apm-git: {result.subject}; the open proposal {made.name} already holds it "
+                        f"(review: `apm-git proposals`, `apm-git diff HEAD...apm-git/proposals/{made.name}`)"])
     lines = [f"apm-git: {result.subject}; proposed on branch apm-git/proposals/{made.name} ({made.commit[:12]}), "
              "your branch unchanged"]
     lines += [f"  replaces the open proposal {old}" for old in made.replaced]
     lines += [f"  {key}: {value}" for key, value in result.trailers]
     lines.append(f"  review: `apm-git diff HEAD...apm-git/proposals/{made.name}` or `apm-git ui`; then "
                  f"`apm-git accept {made.name} [--only ID…] [--drop ID…]` or `apm-git reject {made.name}`")
-    return "\n".join(lines)
+    return text_of(lines)
 
 
 @click.command("proposals")
@@ -64,7 +64,7 @@ def proposals_cmd(ctx: click.Context) -> int:
     for p in found:
         lines.append(f"{p.name}  {p.stage}  {p.date[:10]}  {len(p.items)} item(s)  {p.state}")
         lines += [f"  {item.verb:<10} {item.key}" for item in p.items]
-    emit(ctx, data, "\n".join(lines) or "apm-git: no open proposals")
+    emit(ctx, data, text_of(lines) or "apm-git: no open proposals")
     return EXIT_OK
 
 
@@ -82,7 +82,7 @@ def accept_cmd(ctx: click.Context, name: str, only: tuple[str, ...], drop: tuple
     data = {"version": VERSION, "proposal": done.name, "commit": result.commit, "subject": result.subject,
             "accepted": done.taken, "dropped": done.dropped, "flushed": result.flushed,
             "trailers": [[key, value] for key, value in result.trailers]}
-    emit(ctx, data, f"apm-git: {done.summary}: {result.subject}")
+    emit(ctx, data, text_of([f"apm-git: {done.summary}: {result.subject}"]))
     return EXIT_OK
 
 
@@ -95,5 +95,6 @@ def reject_cmd(ctx: click.Context, name: str) -> int:
 
     gone = reject(state(ctx).repo(), name)
     emit(ctx, {"version": VERSION, "rejected": gone.name, "commit": gone.commit},
-         f"apm-git: rejected {gone.name} ({gone.commit[:12]}); `git reflog` still knows its commit for a while")
+         text_of([f"apm-git: rejected {gone.name} ({gone.commit[:12]}); "
+                  "`git reflog` still knows its commit for a while"]))
     return EXIT_OK

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import click
 
-from apm_git.cli.base import state
+from apm_git.cli.base import state, warn
 from apm_git.errors import EXIT_OK, StateError
 
 
@@ -21,8 +21,7 @@ def ui_cmd(ctx: click.Context, port: int, read_only: bool) -> int:
     def ready(url: str) -> None:
         mode = " (read-only)" if read_only else ""
         click.echo(f"apm-git ui{mode}: {url}", nl=True)
-        click.echo("apm-git: open that URL in a browser; the token in it is what lets you in. Ctrl-C stops.",
-                   err=True)
+        warn("apm-git: open that URL in a browser; the token in it is what lets you in. Ctrl-C stops.")
 
     try:
         serve(repo.root, port=port, read_only=read_only, ready=ready)

@@ -25,6 +25,7 @@ from apm_git.model.entry_id import is_entry_id
 from apm_git.store.repo import MemoryRepo, open_repo
 from apm_git.ui import pages
 from apm_git.ui.server import token_matches
+from apm_git.ui.withholding import Withholding
 
 MAX_FORM_BYTES = 256 * 1024  # an edited record, a reason: far below this
 SPARK_FILES = 24  # files drawn against their budget: the fullest first
@@ -89,7 +90,12 @@ def make_app(repo_path: Path, token: str, *, read_only: bool = False) -> Starlet
         if query:
             from apm_git.commands.search import search
 
-            found = pages.search_results(page, query, search(repo, query, limit=50))
+            hold = Withholding(repo)
+            result = search(repo, query, limit=50)
+            if result is not None:
+                result.hits = hold.hits(result.hits)
+            hold.save()
+            found = pages.search_results(page, query, result)
         message, error = _said(request)
         body = pages.overview(page, reading.overview(repo, counted=seat.counted), found)
         return _html(page.frame("Memory as the agent loads it", body, message=message, error=error, query=query))
@@ -103,7 +109,9 @@ def make_app(repo_path: Path, token: str, *, read_only: bool = False) -> Starlet
         listed = {repo.repo_path(rel): rel for rel in repo.markdown_files()}
         if wanted not in listed:  # only a path the memory's own listing holds reaches the disk
             return _html(page.frame("No such memory file", "<p>Pick a file from the memory.</p>"), 404)
-        row, shown = reading.file_view(repo, listed[wanted])
+        hold = Withholding(repo)
+        row, shown = reading.file_view(repo, listed[wanted], hold)
+        hold.save()
         return _html(page.frame(row.path, pages.file_page(page, row, shown)))
 
     def entry(request: Request) -> Response:
@@ -123,12 +131,14 @@ def make_app(repo_path: Path, token: str, *, read_only: bool = False) -> Starlet
                 done = find_committed(repo, entry_id)
                 found = done.path, done.record
         view = path = None
+        hold = Withholding(repo)
         if found is not None:
             from apm_git import clock
 
-            path, view = found[0], reading.entry_view(repo, found[1], clock.today())
-        steps, why = reading.life(repo, entry_id, read) if read is not None else (
+            path, view = found[0], reading.entry_view(repo, found[1], clock.today(), hold, found[0])
+        steps, why = reading.life(repo, entry_id, read, hold) if read is not None else (
             [], "the history is being read (once, as the page starts); reload in a moment")
+        hold.save()
         message, error = _said(request)
         return _html(page.frame(entry_id, pages.entry_page(page, view, path, steps, why), message=message,
                                 error=error))
@@ -171,8 +181,13 @@ def make_app(repo_path: Path, token: str, *, read_only: bool = False) -> Starlet
         if found is None:
             return _html(page.frame("No such proposal", "<p>It was accepted or rejected, or never made.</p>"), 404)
         message, error = _said(request)
-        return _html(page.frame(f"Proposal {found.name}",
-                                pages.proposal_page(page, found, offered.item_blocks(repo, found, pages.MAX_DIFFS)),
+        hold = Withholding(repo)
+        where = {item.key: next((word for word in item.detail.replace("(", " ").split()
+                                 if word.startswith(repo.memory_prefix + "/")), "") for item in found.items}
+        blocks = {key: (hold.text(where[key], before), hold.text(where[key], after)) for key, (before, after) in
+                  offered.item_blocks(repo, found, pages.MAX_DIFFS).items()}
+        hold.save()
+        return _html(page.frame(f"Proposal {found.name}", pages.proposal_page(page, found, blocks),
                                 message=message, error=error))
 
     def stylesheet(request: Request) -> Response:

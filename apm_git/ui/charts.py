@@ -7,9 +7,9 @@ drawn here, on the server: no script, nothing fetched.
 from __future__ import annotations
 
 import dataclasses
-from html import escape
 
 from apm_git.store.repo import MemoryRepo
+from apm_git.ui.pages import e as escape
 from apm_git.ui.timeline import Row, stage_of
 
 STAGES = ("journals", "live", "archive")

@@ -1,7 +1,9 @@
-"""The page's HTML: plain strings, every piece of memory text through `html.escape`.
+"""The page's HTML: plain strings, every piece of memory text through `e()`.
 
-Memory text is hostile (an entry may hold `<script>`, a heading may hold quotes): nothing from the
-memory, git or a request reaches the page without `e()`.  No script runs on the page (the Content
+Memory text is hostile (an entry may hold `<script>`, a heading may hold quotes, a title a bidi override
+or an escape sequence): nothing from the memory, git or a request reaches the page without `e()`, which
+is the command line's escaping (apm_git/printable.py: control characters as backslash escapes, CI
+workflow commands defused), then `html.escape`.  No script runs on the page (the Content
 Security Policy of apm_git/ui/server.py forbids it); forms post with the token.
 """
 from __future__ import annotations
@@ -11,11 +13,16 @@ from html import escape
 from typing import Any
 from urllib.parse import quote, urlencode
 
+from apm_git.printable import neutral
 from apm_git.ui.reading import EntryView, FileRow, Layer, SectionView, Step
 
 
 def e(value: object) -> str:
-    return escape(str(value), quote=True)
+    """`value` as HTML text or attribute: printed as the command line prints it, then HTML-escaped."""
+    text = str(value)
+    if not text.isprintable() or ":" in text or "##" in text:  # else `neutral` has nothing to change
+        text = neutral(text)
+    return escape(text, quote=True)
 
 
 class Page:
@@ -149,7 +156,7 @@ def actions(page: Page, entry: EntryView) -> str:
     base = "/entry/" + quote(entry.entry_id)
     if entry.archived:
         return f'<section class="actions">{page.form(base + "/restore", "Restore to its live file")}</section>'
-    edit = ('<details><summary>Edit</summary>'
+    edit = "" if entry.withheld else ('<details><summary>Edit</summary>'
             + page.form(base + "/edit", "Save as one commit",
                         f'<textarea name="text" rows="8" cols="90" aria-label="record text">{e(entry.text)}</textarea>')
             + "</details>")

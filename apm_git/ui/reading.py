@@ -21,6 +21,7 @@ from apm_git.model.records import Record, parse
 from apm_git.store import layout
 from apm_git.store.repo import MemoryRepo
 from apm_git.ui.timeline import Timeline
+from apm_git.ui.withholding import LEFT_OUT, Withholding
 
 HEADING = b"## ["
 
@@ -116,6 +117,7 @@ class EntryView:
     archived: str | None
     line: int
     text: str
+    withheld: bool = False  # it holds a suspected secret: its text is not shown (ui/withholding.py)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -126,7 +128,15 @@ class SectionView:
     text: str
 
 
-def entry_view(repo: MemoryRepo, record: Record, today: dt.date) -> EntryView:
+def entry_view(repo: MemoryRepo, record: Record, today: dt.date, hold: Withholding | None = None,
+               path: str = "") -> EntryView:
+    """The entry as the page shows it; with `hold`, a record that holds a suspected secret shows only its id
+    (already in the URL) and date, and its title when the heading is not what holds the suspect."""
+    held = {} if hold is None else hold.starts(path, record.text)
+    if held:
+        title = "(a heading left out)" if held.get(1) else record.title
+        return EntryView(record.id, title, record.date, False, [], None, None, None, None, LEFT_OUT, None, None,
+                         record.line_no, "", withheld=True)
     fitness = record.fitness
     score = record_score(record, today, repo.config.rem, fitness) if fitness is not None and record.ok else None
     return EntryView(
@@ -138,14 +148,20 @@ def entry_view(repo: MemoryRepo, record: Record, today: dt.date) -> EntryView:
     )
 
 
-def file_view(repo: MemoryRepo, rel: str) -> tuple[FileRow, list[EntryView | SectionView]]:
+def file_view(repo: MemoryRepo, rel: str, hold: Withholding) -> tuple[FileRow, list[EntryView | SectionView]]:
     today = clock.today()
-    parsed = parse(repo.read(rel) or "")
+    text = repo.read(rel) or ""
+    parsed = parse(text)
+    held = hold.starts(repo.repo_path(rel), text)
     shown: list[EntryView | SectionView] = []
     if parsed.preamble.text.strip():
-        shown.append(SectionView("(before the first heading)", 1, len(parsed.preamble.lines), parsed.preamble.text))
+        shown.append(SectionView("(before the first heading)", 1, len(parsed.preamble.lines),
+                                 LEFT_OUT if 1 in held else parsed.preamble.text))
     for block in parsed.blocks:
-        if isinstance(block, Record) and block.date and block.title:
+        if block.line_no in held:
+            heading = "(a heading left out)" if held[block.line_no] else block.heading.strip()
+            shown.append(SectionView(heading, block.line_no, len(block.lines), LEFT_OUT))
+        elif isinstance(block, Record) and block.date and block.title:
             shown.append(entry_view(repo, block, today))
         else:
             shown.append(SectionView(block.heading.strip(), block.line_no, len(block.lines), block.text))
@@ -164,7 +180,7 @@ class Step:
     diff: list[str]  # unified diff lines of the entry (before -> after the commit)
 
 
-def life(repo: MemoryRepo, entry_id: str, timeline: Timeline) -> tuple[list[Step], str | None]:
+def life(repo: MemoryRepo, entry_id: str, timeline: Timeline, hold: Withholding) -> tuple[list[Step], str | None]:
     """The entry's life (what `history` tells, from the history read once: apm_git/ui/timeline.py) with its
     diff at each step, or the one line saying why there is none."""
     events = timeline.entries.get(entry_id, [])
@@ -179,8 +195,8 @@ def life(repo: MemoryRepo, entry_id: str, timeline: Timeline) -> tuple[list[Step
     for row, what, file, source in events:
         sha, date, subject, trigger, _ = timeline.rows[row]
         origin = source or file
-        before = _block(blobs.get(f"{sha}^:{origin}"), entry_id, origin)
-        after = _block(blobs.get(f"{sha}:{file}"), entry_id, file)
+        before = hold.text(origin, _block(blobs.get(f"{sha}^:{origin}"), entry_id, origin))
+        after = hold.text(file, _block(blobs.get(f"{sha}:{file}"), entry_id, file))
         diff = list(difflib.unified_diff(before.split("\n") if before else [], after.split("\n") if after else [],
                                          "before", "after", lineterm="", n=20))[2:]
         steps.append(Step(date, sha, trigger, what, file, source, subject, diff))

@@ -33,12 +33,11 @@ DECISIONS = ("# Decisions\n\n" + lesson("2026-02-20", "Redis for the session cac
 
 
 def browser_or_skip() -> object:
+    """Playwright is in the test extra, so it is always there; only the browser may be missing."""
     if not Path(CHROMIUM).exists():
         pytest.skip(f"no Chromium at {CHROMIUM}: `apt-get install chromium` (.ci/run installs it)")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        pytest.skip("the playwright package is not installed (`pip install -e '.[test]'`)")
+    from playwright.sync_api import sync_playwright
+
     return sync_playwright
 
 

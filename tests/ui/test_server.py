@@ -3,6 +3,7 @@ hostile memory text escaped, writes as POSTs through the command line's code, an
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -111,3 +112,46 @@ def test_read_only_refuses_every_write_and_shows_no_form(repo: MemoryRepo) -> No
         for path in ("/", "/entry/2026-01-15-use-redis", "/proposals"):
             assert 'method="post"' not in page.request("GET", path)[2]
         assert git(repo.root, "rev-parse", "HEAD").strip() == before
+
+
+def test_control_characters_and_ci_commands_are_printed_as_the_command_line_prints_them(
+    page: Served, repo: MemoryRepo,
+) -> None:
+    (repo.memory / "lessons.md").write_text(
+        "# Lessons\n\n## [2026-04-01] Trust \u202etxt.exe\n- Tags: lesson\n"
+        "- Fitness: last_referenced=2026-04-01, hit_count=0, decision_value=LOW\n"
+        "- Body: copy \x1b]52;c;ZWNobyBoaQ==\x07 this\n\n## Notes\n::error file=x::owned ##[warning]too\n")
+    body = page.request("GET", "/file", params={"path": "memory/lessons.md"})[2]
+    for raw in ("\u202e", "\x1b", "\x07", "\n::error", "##[warning"):
+        assert raw not in body, repr(raw)
+    assert "Trust \\u202etxt.exe" in body and "copy \\u001b]52;c;ZWNobyBoaQ==\\u0007 this" in body
+    assert ":\\u003aerror file=x::owned ##\\u005bwarning]too" in body
+
+
+AWS_KEY = "AKIA" + "Q7XW2M4KZP3RT9BN"  # fake, of the real shape
+
+
+def test_a_section_that_holds_a_suspected_secret_is_never_shown(page: Served, repo: MemoryRepo) -> None:
+    secret = ("## [2026-04-02] Deploy key\n- Tags: decision\n"
+              "- Fitness: last_referenced=2026-04-02, hit_count=0, decision_value=HIGH\n"
+              f"- Body: the deploy key id is {AWS_KEY} for staging\n\n")
+    decisions = repo.memory / "decisions.md"
+    decisions.write_text(DECISIONS + secret)  # committed past the hooks: the history holds it too
+    git(repo.root, "add", "memory/decisions.md")
+    git(repo.root, "commit", "-q", "--no-verify", "-m", "by hand")
+    (repo.memory / "notes.md").write_text(f"# Notes\n\n## Staging\nkey {AWS_KEY} for staging\n\n## Other\nstaging db\n")
+    entry = "/entry/2026-04-02-deploy-key"
+    for path, params in (("/file", {"path": "memory/decisions.md"}), ("/file", {"path": "memory/notes.md"}),
+                         ("/", {"q": "staging"}), (entry, {})):
+        status, _, body = page.request("GET", path, params=params)
+        assert status == 200 and AWS_KEY not in body and AWS_KEY[4:] not in body, (path, params)
+        assert "left out here: this section holds what looks like a credential" in body, (path, params)
+    for _ in range(100):  # the history is read as the page starts: the entry's life once it is
+        body = page.request("GET", entry)[2]
+        if 'class="timeline"' in body:
+            break
+        time.sleep(0.1)
+    assert 'class="timeline"' in body and AWS_KEY not in body and "Deploy key" in body
+    assert 'name="text"' not in body  # not offered for editing: the form would hold the note
+    body = page.request("GET", "/file", params={"path": "memory/notes.md"})[2]
+    assert "staging db" in body  # the other section is shown
