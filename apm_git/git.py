@@ -598,6 +598,99 @@ def log_changes(root: Path, revision: str, paths: Sequence[str]) -> list[Logged]
     return logged
 
 
+class Hunk(NamedTuple):
+    """One `@@ -old_start,old_count +new_start,new_count @@` of a `-U0` patch, with the lines of it that start
+    with the caller's prefix (line number, text): removed ones numbered in the old file, added in the new."""
+
+    old_start: int
+    old_count: int
+    new_start: int
+    new_count: int
+    removed: list[tuple[int, str]]
+    added: list[tuple[int, str]]
+    spans: list[int]  # first and last non-blank line removed (old numbers), then added (new numbers); 0: none
+
+
+class FilePatch(NamedTuple):
+    path: str  # the file's path (the old one when the commit deleted it)
+    created: bool
+    deleted: bool
+    hunks: list[Hunk]
+
+
+def log_patches(root: Path, revision: str, paths: Sequence[str], marked: bytes) -> list[tuple[Commit, list[FilePatch]]]:
+    """The first-parent commits of `revision` that touched `paths`, oldest first, each with its `-U0` patch of
+    them (renames as a deletion and an addition; a merge against its first parent), in one `git log`."""
+    data = _run(root, "-c", "core.quotepath=off", "log", "--reverse", "--first-parent", "--diff-merges=first-parent",
+                "-p", "-U0", "--no-renames", "--no-color", "--no-ext-diff", "--no-textconv",
+                "--format=%x1e%H%x00%cI%x00%P%x00%s%x00%B%x1f", "--end-of-options", revision, "--", *paths).stdout
+    found = []
+    for chunk in data.split(b"\x1e")[1:]:
+        head, _, patch = chunk.partition(b"\x1f")
+        sha, date, parents, subject, message = head.decode("utf-8", "replace").split("\0")[:5]
+        found.append((Commit(sha.lstrip("\n"), date, tuple(parents.split()), subject, message),
+                      _file_patches(patch, marked)))
+    return found
+
+
+def _file_patches(patch: bytes, marked: bytes) -> list[FilePatch]:
+    files: list[FilePatch] = []
+    header = False
+    old_path = new_path = ""
+    hunks: list[Hunk] = []
+    old_line = new_line = 0
+
+    def close() -> None:
+        if old_path or new_path:
+            files.append(FilePatch(new_path or old_path, not old_path, not new_path, hunks))
+
+    for line in patch.split(b"\n"):
+        first = line[:1]
+        if first == b"-" and not header:
+            if line.startswith(marked, 1):
+                hunks[-1].removed.append((old_line, line[1:].decode("utf-8", "replace")))
+            if line[1:].strip():
+                spans = hunks[-1].spans
+                spans[0] = spans[0] or old_line
+                spans[1] = old_line
+            old_line += 1
+        elif first == b"+" and not header:
+            if line.startswith(marked, 1):
+                hunks[-1].added.append((new_line, line[1:].decode("utf-8", "replace")))
+            if line[1:].strip():
+                spans = hunks[-1].spans
+                spans[2] = spans[2] or new_line
+                spans[3] = new_line
+            new_line += 1
+        elif line.startswith(b"diff --git "):
+            close()
+            header, old_path, new_path, hunks = True, "", "", []
+        elif line.startswith(b"@@ "):
+            header = False
+            old, new = line.split(b" ")[1:3]
+            old_start, _, old_count = old[1:].partition(b",")
+            new_start, _, new_count = new[1:].partition(b",")
+            hunks.append(Hunk(int(old_start), int(old_count or 1), int(new_start), int(new_count or 1), [], [],
+                              [0, 0, 0, 0]))
+            old_line, new_line = int(old_start), int(new_start)
+        elif header and line.startswith((b"--- ", b"+++ ")) and line[4:] != b"/dev/null":
+            name = _unquote(line[4:].decode("utf-8", "surrogateescape"))[2:]  # `--- a/PATH`, `+++ b/PATH`
+            if line.startswith(b"--- "):
+                old_path = name
+            else:
+                new_path = name
+    close()
+    return files
+
+
+def _unquote(name: str) -> str:
+    """A path as `git diff` prints it: C-quoted when it holds unusual characters."""
+    if not (name.startswith('"') and name.endswith('"')):
+        return name
+    raw = name[1:-1].encode("latin-1", "backslashreplace").decode("unicode_escape").encode("latin-1")
+    return raw.decode("utf-8", "surrogateescape")
+
+
 def paths_changing(root: Path, revision: str, needle: str, pathspecs: Sequence[str]) -> list[str]:
     """The paths under `pathspecs` where a commit of `revision` changed how often the fixed string `needle`
     occurs (`git log -S`, one process; merges are not diffed)."""

@@ -178,11 +178,21 @@ def search_cmd(ctx: click.Context, query: str, archive_alike: bool, archive_only
 
 @click.command("hit")
 @click.argument("entry_ids", nargs=-1, required=True, metavar="ENTRY-ID...")
+@click.option("--commit", "commit_now", is_flag=True,
+              help="Commit the hits at once, as one commit of only them (committed entries only).")
 @click.pass_context
-def hit_cmd(ctx: click.Context, entry_ids: tuple[str, ...]) -> int:
+def hit_cmd(ctx: click.Context, entry_ids: tuple[str, ...], commit_now: bool) -> int:
     """An entry was used: hit_count + 1 and last_referenced = today (not committed: the next flush
     commits it).  Exit 1 when an id is not a live entry (the others are still counted)."""
     from apm_git.commands.hit import hit
+
+    if commit_now:
+        from apm_git.cli.curate import curated_json, curated_text
+        from apm_git.operations.curate import hit_committed
+
+        done = hit_committed(state(ctx).repo(), list(entry_ids))
+        emit(ctx, curated_json(done), curated_text(done))
+        return EXIT_OK
 
     result = hit(state(ctx).repo(), list(entry_ids))
     lines = [f"{item.file}:{item.line}: {item.entry_id} hit_count {item.previous_hit_count} -> {item.hit_count}, "

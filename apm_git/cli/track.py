@@ -149,23 +149,12 @@ def snapshot_cmd(ctx: click.Context, tracked: str | None, every: bool, trigger: 
     return EXIT_FINDINGS if failed else EXIT_OK
 
 
-@click.command("restore")
-@click.argument("paths", nargs=-1, metavar="[FILE]...")
-@click.option("--tracked", help=TRACKED_HELP)
-@click.option("--from", "revision", metavar="REV", help="The snapshot to take the files from (default: the "
-              "version before each file's newest change; with --section, the newest that holds the section).")
-@click.option("--section", type=UTF8, metavar="HEADING", help="Bring back this one section of FILE, not the whole "
-                                                               "file.")
-@click.pass_context
-def restore_cmd(ctx: click.Context, paths: tuple[str, ...], tracked: str | None, revision: str | None,
-                section: str | None) -> int:
-    """Bring back a file version or a removed section of a tracked folder, as a new snapshot."""
+def tracked_restore(ctx: click.Context, tracked: Any, paths: tuple[str, ...], revision: str | None,
+                    section: str | None) -> int:
+    """`restore` on a tracked folder: a file version or a removed section, as a new snapshot."""
     from apm_git.commands.restore import restore
 
-    spec = tracked
-    if spec is None and state(ctx).repo_path is not None:
-        spec = str(state(ctx).repo_path)
-    result = restore(spec, Path.cwd(), paths=paths, revision=revision, section=section)
+    result = restore(tracked.id, Path.cwd(), paths=paths, revision=revision, section=section)
     emit(ctx, shapes_tracked.restore_json(result), tracked_format.restore_text(result))
     return EXIT_OK
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import functools
 import time
 from collections.abc import Callable, Collection
 from typing import Any, ClassVar, Protocol
@@ -83,8 +84,13 @@ class Stage(Protocol):
     def plan(self, repo: MemoryRepo, today: dt.date, left: Collection[str]) -> Planned: ...
 
 
-def run(repo: MemoryRepo, stage: Stage, *, dry_run: bool = False, force: bool = False) -> StageResult:
-    """Carry out `stage` (see the module's docstring); a dry run plans and says what the guard would do."""
+Propose = Callable[[StageResult, Changes, str, dt.date], None]  # commits the run elsewhere (operations/proposals.py)
+
+
+def run(repo: MemoryRepo, stage: Stage, *, dry_run: bool = False, force: bool = False,
+        propose: Propose | None = None) -> StageResult:
+    """Carry out `stage` (see the module's docstring); a dry run plans and says what the guard would do;
+    `propose` commits the run (result, changes, body, day) in place of step 4, leaving the branch alone."""
     started = time.perf_counter()
     finish_pending(repo, wait=not dry_run)  # a reader notes an interrupted commit it cannot finish
     with write_lock(repo):  # finishes an interrupted commit (store/landing.finish_interrupted) first
@@ -103,7 +109,7 @@ def run(repo: MemoryRepo, stage: Stage, *, dry_run: bool = False, force: bool = 
                 result.flushed = flush_locked(repo, trigger="manual", message=f"Flushed before {stage.name}.").commit
             changes = planned.execute()
             if changes is not None:
-                commit_stage(repo, result, changes, planned.body, planned.day)
+                (propose or functools.partial(commit_stage, repo))(result, changes, planned.body, planned.day)
     if result.commit is not None:  # after the lock: a flush never waits for it
         git.gc_auto(repo.root, PACK_LOOSE_OBJECTS)
     result.elapsed = time.perf_counter() - started

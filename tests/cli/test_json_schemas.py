@@ -28,15 +28,17 @@ SCHEMA_OF = {
     "flush": ("flush",), "index": ("index",), "status": ("status", "tracked-status"), "lint": ("lint", "tracked-lint"),
     "baseline": ("baseline",),
     "allow-secret": ("baseline",), "load": ("load",), "remember": ("remember",), "search": ("search",),
-    "hit": ("hit",), "recall": ("recall",), "hooks install": ("hooks-install",),
+    "hit": ("hit", "curate"), "edit": ("curate",), "restore": ("curate", "restore"), "proposals": ("proposals",),
+    "accept": ("accept",), "reject": ("reject",), "recall": ("recall",), "hooks install": ("hooks-install",),
     "hooks uninstall": ("hooks-uninstall",), "hooks status": ("hooks-status",), "audit": ("audit",),
     "ci github": ("ci",), "ci gitlab": ("ci",), "sync": ("sync", "tracked-sync"), "diff": ("diff", "tracked-diff"),
     "log": ("log",),
-    "history": ("history",), "forget": ("forget",), "deep-sleep": ("stage", "deep-sleep-plan"), "rem": ("stage",),
-    "dream": ("dream",), "import": ("import-plan", "stage"), "resolve": ("resolve",),
-    "track": ("track", "track-list"), "untrack": ("untrack",), "snapshot": ("snapshot",), "restore": ("restore",),
+    "history": ("history",), "forget": ("forget",), "deep-sleep": ("stage", "deep-sleep-plan", "proposed"),
+    "rem": ("stage", "proposed"), "dream": ("dream", "proposed"), "import": ("import-plan", "stage"),
+    "resolve": ("resolve",),
+    "track": ("track", "track-list"), "untrack": ("untrack",), "snapshot": ("snapshot",),
 }
-NO_JSON = {"mcp"}  # speaks MCP on stdout: --json has nothing to shape
+NO_JSON = {"mcp", "ui"}  # speaks MCP on stdout / serves a page: --json has nothing to shape
 REFERENCED_ONLY = {"rem-plan"}  # the plan inside `rem --json`
 
 
@@ -225,6 +227,19 @@ def test_the_real_output_of_every_command_fits_its_schema(
     run.json("stage", "rem", at=day9)
     assert run.json("dream", "dream", at=day30)["ran"]
     assert run.json("history", "history", redis)["events"]
+    run.json("curate", "hit", "--commit", redis, at=day30)
+    run.json("curate", "edit", redis, at=day30)
+    lessons = root / "memory/lessons.md"
+    lessons.write_text(lessons.read_text() + "\n## [2026-01-02] Stale\n- Tags: lesson\n- Fitness: "
+                       "last_referenced=2026-01-02, hit_count=0, decision_value=LOW\n- Body: old\n")
+    run.json("flush", "flush", at=day30)
+    made = run.json("proposed", "rem", "--propose", at=day30)["proposed"][0]["proposal"]
+    assert run.json("proposals", "proposals")["proposals"]
+    run.json("reject", "reject", made)
+    made = run.json("proposed", "rem", "--propose", at=day30)["proposed"][0]["proposal"]
+    assert "2026-01-02-stale" in run.json("accept", "accept", made, at=day30)["accepted"]
+    run.json("curate", "restore", "2026-01-02-stale", at=day30)
+    run.json("proposed", "dream", "--propose", at=day30)
     run.json("forget", "forget", redis, "--reason", "obsolete", at=day30)
     with (root / "memory/decisions.md").open("a", encoding="utf-8") as decisions:  # two versions in conflict
         decisions.write("\n" + "".join(
