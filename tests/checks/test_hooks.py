@@ -76,6 +76,18 @@ def test_the_seven_separate_hooks_each_give_a_verdict(separate: Path) -> None:
     assert not (separate / ".git/apm-git/hook-findings").exists()
 
 
+def test_setup_moves_the_seven_old_hooks_to_apm_checks(separate: Path) -> None:
+    """After an upgrade, `apm-git setup` migrates the config; the next commit runs the one hook."""
+    assert run_apm("setup", cwd=separate).exit_code == 0
+    config = (separate / ".pre-commit-config.yaml").read_text()
+    assert "apm-git-hook-run apm-checks" in config and "apm-git-hook apm-" not in config
+    append(separate / "memory/people.md", "".join(f"- note {n}\n" for n in range(120)))
+    ran = commit(separate)
+    assert ran.exit_code == 1 and "memory/people.md:101: apm-budget: 125/100 lines" in ran.stdout
+    assert verdict(ran.stdout, "apm-checks") == "Failed"
+    assert not [line for line in ran.stdout.splitlines() if line.startswith(tuple(f"{c.id}." for c in CHECKS))]
+
+
 def test_skip_leaves_a_check_out_of_the_one_hook(hooked: Path) -> None:
     append(hooked / "memory/people.md", "".join(f"- note {n}\n" for n in range(120)))
     git(hooked, "add", "-A")
