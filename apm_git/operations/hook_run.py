@@ -36,7 +36,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         answer = run_hook(hook, files)
     except ApmGitError as error:
-        sys.stderr.write(f"{os.path.basename(sys.argv[0]) or 'apm-git-hook-run'} {hook}: {error}\n")
+        sys.stderr.write(f"apm-git-hook-run {hook}: {error}\n")
         return error.exit_code
     for text in answer:
         sys.stdout.write(text + "\n")
