@@ -23,6 +23,9 @@ from apm_git.store.atomic import TEMP_SUFFIX
 # Status, diff and friends must not take index.lock behind a user's back.
 _BASE_ENV = {"GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C", "LANGUAGE": "C"}
 IDENTITY_HINTS = ("Please tell me who you are", "empty ident", "unable to auto-detect email")
+# Work trees whose history is in a git dir apart from them (a tracked folder, docs/tracking.md): every
+# command run at one of them gets GIT_DIR and GIT_WORK_TREE, so nothing of git's is ever put in the folder.
+_APART: dict[str, dict[str, str]] = {}
 
 
 def _run(
@@ -32,7 +35,7 @@ def _run(
     stdin: bytes | None = None,
     check: bool = True,
 ) -> subprocess.CompletedProcess[bytes]:
-    full_env = {**os.environ, **_BASE_ENV, **(env or {})}
+    full_env = {**os.environ, **_BASE_ENV, **_APART.get(str(root), {}), **(env or {})}
     try:
         proc = subprocess.run(
             ("git", *args), cwd=root, env=full_env, input=stdin, capture_output=True, check=False,
@@ -47,7 +50,8 @@ def _run(
 def _start(root: Path, *args: str, stdin: int = subprocess.DEVNULL) -> subprocess.Popen[bytes]:
     """A git command left running (`stdin=subprocess.PIPE` to talk to it), its output read by `_finish`."""
     try:
-        return subprocess.Popen(("git", *args), cwd=root, env={**os.environ, **_BASE_ENV}, stdin=stdin,
+        return subprocess.Popen(("git", *args), cwd=root, env={**os.environ, **_BASE_ENV, **_APART.get(str(root), {})},
+                                stdin=stdin,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     except FileNotFoundError:
         raise GitError("git is not installed or not on PATH; install git") from None
@@ -282,23 +286,36 @@ def build_commit(
         with contextlib.suppress(FileNotFoundError):
             temp_index.unlink()
     entries: dict[str, tuple[str, str] | None] = {path: staged.get(path) for path in committed}
-    message_file = state / f"COMMIT_MSG.{os.getpid()}{TEMP_SUFFIX}"
-    message_file.write_bytes(message.encode("utf-8"))
-    try:
-        parents = [*((parent,) if parent else ()), *other_parents]
-        args = ["commit-tree", tree, *(arg for each in parents for arg in ("-p", each)), "-F", str(message_file)]
-        if config_bool(root, "commit.gpgsign"):
-            args.insert(1, "-S")  # `git commit-tree` does not read commit.gpgsign itself
-        fallback = False
-        proc = _run(root, *args, env=env, check=False)
-        if proc.returncode != 0 and any(hint.encode() in proc.stderr for hint in IDENTITY_HINTS):
-            proc = _run(root, *args, env={**(env or {}), **FALLBACK_IDENTITY}, check=False)
-            fallback = True  # the caller notes it on the repository (store/commit.py)
-        if proc.returncode != 0:
-            raise GitError(_describe_failure(["commit", *args[1:]], proc))
-    finally:
-        message_file.unlink()
-    return Built(proc.stdout.decode().strip(), entries, fallback)
+    parents = [*((parent,) if parent else ()), *other_parents]
+    commit, fallback = _commit_tree(root, tree, parents, message, env=env, sign=config_bool(root, "commit.gpgsign"))
+    return Built(commit, entries, fallback)
+
+
+def commit_tree(
+    root: Path, tree: str, parents: Sequence[str], message: str, *, env: Mapping[str, str] | None = None,
+    sign: bool = False,
+) -> str:
+    """A commit object of `tree` (`git commit-tree`, the message on stdin), as git's fallback identity when
+    git has none here; no ref moves."""
+    return _commit_tree(root, tree, parents, message, env=env, sign=sign)[0]
+
+
+def _commit_tree(
+    root: Path, tree: str, parents: Sequence[str], message: str, *, env: Mapping[str, str] | None = None,
+    sign: bool = False,
+) -> tuple[str, bool]:
+    """`commit_tree`, and whether the commit was made as FALLBACK_IDENTITY (`Built.fallback`)."""
+    args = ["commit-tree", *(("-S",) if sign else ()), tree, *(arg for each in parents for arg in ("-p", each)),
+            "-F", "-"]  # `git commit-tree` does not read commit.gpgsign itself: the caller says `sign`
+    data = message.encode("utf-8")
+    proc = _run(root, *args, env=env, stdin=data, check=False)
+    fallback = False
+    if proc.returncode != 0 and any(hint.encode() in proc.stderr for hint in IDENTITY_HINTS):
+        proc = _run(root, *args, env={**(env or {}), **FALLBACK_IDENTITY}, stdin=data, check=False)
+        fallback = True  # the caller notes it on the repository (store/commit.py)
+    if proc.returncode != 0:
+        raise GitError(_describe_failure(["commit", *args[1:]], proc))
+    return proc.stdout.decode().strip(), fallback
 
 
 def hash_blobs(root: Path, state: Path, datas: Sequence[bytes]) -> dict[bytes, str]:
@@ -591,6 +608,99 @@ def log_changes(root: Path, revision: str, paths: Sequence[str]) -> list[Logged]
     return logged
 
 
+class Hunk(NamedTuple):
+    """One `@@ -old_start,old_count +new_start,new_count @@` of a `-U0` patch, with the lines of it that start
+    with the caller's prefix (line number, text): removed ones numbered in the old file, added in the new."""
+
+    old_start: int
+    old_count: int
+    new_start: int
+    new_count: int
+    removed: list[tuple[int, str]]
+    added: list[tuple[int, str]]
+    spans: list[int]  # first and last non-blank line removed (old numbers), then added (new numbers); 0: none
+
+
+class FilePatch(NamedTuple):
+    path: str  # the file's path (the old one when the commit deleted it)
+    created: bool
+    deleted: bool
+    hunks: list[Hunk]
+
+
+def log_patches(root: Path, revision: str, paths: Sequence[str], marked: bytes) -> list[tuple[Commit, list[FilePatch]]]:
+    """The first-parent commits of `revision` that touched `paths`, oldest first, each with its `-U0` patch of
+    them (renames as a deletion and an addition; a merge against its first parent), in one `git log`."""
+    data = _run(root, "-c", "core.quotepath=off", "log", "--reverse", "--first-parent", "--diff-merges=first-parent",
+                "-p", "-U0", "--no-renames", "--no-color", "--no-ext-diff", "--no-textconv",
+                "--format=%x1e%H%x00%cI%x00%P%x00%s%x00%B%x1f", "--end-of-options", revision, "--", *paths).stdout
+    found = []
+    for chunk in data.split(b"\x1e")[1:]:
+        head, _, patch = chunk.partition(b"\x1f")
+        sha, date, parents, subject, message = head.decode("utf-8", "replace").split("\0")[:5]
+        found.append((Commit(sha.lstrip("\n"), date, tuple(parents.split()), subject, message),
+                      _file_patches(patch, marked)))
+    return found
+
+
+def _file_patches(patch: bytes, marked: bytes) -> list[FilePatch]:
+    files: list[FilePatch] = []
+    header = False
+    old_path = new_path = ""
+    hunks: list[Hunk] = []
+    old_line = new_line = 0
+
+    def close() -> None:
+        if old_path or new_path:
+            files.append(FilePatch(new_path or old_path, not old_path, not new_path, hunks))
+
+    for line in patch.split(b"\n"):
+        first = line[:1]
+        if first == b"-" and not header:
+            if line.startswith(marked, 1):
+                hunks[-1].removed.append((old_line, line[1:].decode("utf-8", "replace")))
+            if line[1:].strip():
+                spans = hunks[-1].spans
+                spans[0] = spans[0] or old_line
+                spans[1] = old_line
+            old_line += 1
+        elif first == b"+" and not header:
+            if line.startswith(marked, 1):
+                hunks[-1].added.append((new_line, line[1:].decode("utf-8", "replace")))
+            if line[1:].strip():
+                spans = hunks[-1].spans
+                spans[2] = spans[2] or new_line
+                spans[3] = new_line
+            new_line += 1
+        elif line.startswith(b"diff --git "):
+            close()
+            header, old_path, new_path, hunks = True, "", "", []
+        elif line.startswith(b"@@ "):
+            header = False
+            old, new = line.split(b" ")[1:3]
+            old_start, _, old_count = old[1:].partition(b",")
+            new_start, _, new_count = new[1:].partition(b",")
+            hunks.append(Hunk(int(old_start), int(old_count or 1), int(new_start), int(new_count or 1), [], [],
+                              [0, 0, 0, 0]))
+            old_line, new_line = int(old_start), int(new_start)
+        elif header and line.startswith((b"--- ", b"+++ ")) and line[4:] != b"/dev/null":
+            name = _unquote(line[4:].decode("utf-8", "surrogateescape"))[2:]  # `--- a/PATH`, `+++ b/PATH`
+            if line.startswith(b"--- "):
+                old_path = name
+            else:
+                new_path = name
+    close()
+    return files
+
+
+def _unquote(name: str) -> str:
+    """A path as `git diff` prints it: C-quoted when it holds unusual characters."""
+    if not (name.startswith('"') and name.endswith('"')):
+        return name
+    raw = name[1:-1].encode("latin-1", "backslashreplace").decode("unicode_escape").encode("latin-1")
+    return raw.decode("utf-8", "surrogateescape")
+
+
 def paths_changing(root: Path, revision: str, needle: str, pathspecs: Sequence[str]) -> list[str]:
     """The paths under `pathspecs` where a commit of `revision` changed how often the fixed string `needle`
     occurs (`git log -S`, one process; merges are not diffed)."""
@@ -776,3 +886,64 @@ def refs_under(root: Path, prefix: str) -> list[str]:
 
 def delete_ref(root: Path, ref: str) -> None:
     _run(root, "update-ref", "-d", ref, check=False)
+
+
+# --- a tracked folder: its history in a git dir apart from it (docs/tracking.md) ------------------
+
+def use_git_dir(work_tree: Path, git_dir: Path) -> None:
+    """Run every later git command at `work_tree` on the history in `git_dir` (GIT_DIR, GIT_WORK_TREE)."""
+    _APART[str(work_tree)] = {"GIT_DIR": str(git_dir), "GIT_WORK_TREE": str(work_tree)}
+
+
+def init_apart(work_tree: Path, git_dir: Path, settings: Mapping[str, str]) -> None:
+    """`git init` of `git_dir` for the work tree `work_tree` (nothing is written into the work tree), with
+    `settings` in its config."""
+    use_git_dir(work_tree, git_dir)
+    _run(work_tree, "init", "--quiet")
+    for key, value in settings.items():
+        _run(work_tree, "config", key, value)
+
+
+def add(root: Path, paths: Sequence[str]) -> None:
+    """`git add -A` of exactly `paths` (literal names: added, changed or deleted) into the index."""
+    if paths:
+        _run(root, "add", "-A", "--pathspec-from-file=-", "--pathspec-file-nul", env={"GIT_LITERAL_PATHSPECS": "1"},
+             stdin=pathspec_stdin(paths))
+
+
+def head_tree(root: Path) -> tuple[str, str] | None:
+    """HEAD's commit and tree in one `git rev-parse`; None before the first commit."""
+    proc = _run(root, "rev-parse", "HEAD", "HEAD^{tree}", check=False)
+    found = proc.stdout.decode().split()
+    return (found[0], found[1]) if proc.returncode == 0 and len(found) == 2 else None
+
+
+def write_tree(root: Path) -> str:
+    """The index as a tree object."""
+    return _out(root, "write-tree").strip()
+
+
+def read_tree(root: Path, rev: str) -> None:
+    """Set the index to `rev`'s tree, then give its entries the work tree's stat data where the files match."""
+    _run(root, "read-tree", rev)
+    refresh_index(root)
+
+
+def project_root(path: Path) -> Path | None:
+    """The root of the git work tree `path` lies in, the main one for a linked worktree (every worktree of a
+    repository is one project); None outside git."""
+    proc = _run(path, "rev-parse", "--path-format=absolute", "--show-toplevel", "--git-common-dir", check=False)
+    found = proc.stdout.decode("utf-8", "surrogateescape").splitlines()
+    if proc.returncode != 0 or len(found) != 2:
+        return None
+    common = Path(found[1])
+    return common.parent if common.name == ".git" else Path(found[0])
+
+
+def remote_url(root: Path) -> str | None:
+    """The URL of `origin`, else of the first remote; None when the repository has none."""
+    url = config_get(root, "remote.origin.url")
+    if url:
+        return url
+    names = remotes(root)
+    return config_get(root, f"remote.{names[0]}.url") if names else None

@@ -31,6 +31,8 @@ class HookPayload:
     detail: str | None  # Claude's own `trigger` (manual/auto), `reason`, or SessionStart's `source`
     cwd: str | None
     prompt: str | None = None  # UserPromptSubmit's prompt
+    event: str | None = None  # `hook_event_name` as the agent wrote it
+    transcript: str | None = None  # `transcript_path`: the session's transcript (Claude Code: beside its memory)
 
 
 def read_payload(stream: IO[str]) -> HookPayload:
@@ -68,6 +70,8 @@ def parse_payload(text: str) -> HookPayload:
         detail=text_field("trigger") or text_field("reason") or text_field("source"),
         cwd=text_field("cwd"),
         prompt=text_field("prompt"),
+        event=text_field("hook_event_name"),
+        transcript=text_field("transcript_path"),
     )
 
 

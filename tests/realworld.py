@@ -24,9 +24,15 @@ def cases_dir() -> Path | None:
 
 def real_case(name: str, target: Path) -> MemoryRepo:
     """A copy of the real workspace `name` at `target`, made a memory repository by `init`."""
+    copy_case(name, target)
+    init(target, install=False)
+    return open_repo(target)
+
+
+def copy_case(name: str, target: Path) -> Path:
+    """A copy of the real workspace `name` at `target`, as its agent left it (no apm-git in it)."""
     cases = cases_dir()
     if cases is None or not (cases / name).is_dir():
         pytest.skip(f"the shared real workspaces are absent (../shared/realworld/cases or ${ENV_CASES}): {name}")
     shutil.copytree(cases / name, target)
-    init(target, install=False)
-    return open_repo(target)
+    return target

@@ -79,18 +79,24 @@ class Found:
 class Settings:
     """One settings file: its text as read, and the edits made to it."""
 
-    def __init__(self, path: Path, original: bytes | None, text: str) -> None:
+    def __init__(self, path: Path, original: bytes | None, text: str, *, mark: str = MARK,
+                 verbs: dict[str, str] | None = None) -> None:
         self.path = path
         self.original = original  # None: the file does not exist
         self.text = text
         self.removed_file = False  # uninstall took out a file that install had created
+        # The mark of the hooks this editor manages, and the verb each event's hook runs (a user's own hook that
+        # runs it gets no second one beside it): apm-git's load/flush/recall hooks by default; the snapshot hooks
+        # of tracked folders (agents/snapshot_hooks.py) have a mark of their own and no verbs.
+        self.mark = mark
+        self.verbs = VERBS if verbs is None else verbs
 
     @classmethod
-    def read(cls, path: Path) -> Settings:
+    def read(cls, path: Path, *, mark: str = MARK, verbs: dict[str, str] | None = None) -> Settings:
         try:
             raw = path.read_bytes()
         except FileNotFoundError:
-            return cls(path, None, "")
+            return cls(path, None, "", mark=mark, verbs=verbs)
         except OSError as error:
             raise BadSettings(f"{path}: cannot read it ({error.strerror}); make it readable") from None
         try:
@@ -98,7 +104,7 @@ class Settings:
         except UnicodeDecodeError as error:
             raise BadSettings(f"{path} is not valid UTF-8 (byte {error.start}); fix it by hand, apm-git leaves it "
                               "as it is") from None
-        settings = cls(path, raw, text)
+        settings = cls(path, raw, text, mark=mark, verbs=verbs)
         settings._check()
         return settings
 
@@ -134,7 +140,7 @@ class Settings:
                 for hook in _hook_nodes(group.value):
                     command = _command(hook)
                     if command is not None:
-                        found.append(Found(event, command, command.endswith(MARK)))
+                        found.append(Found(event, command, command.endswith(self.mark)))
         return found
 
     def installed(self) -> dict[str, list[str]]:
@@ -170,7 +176,7 @@ class Settings:
                 added.append(event)
                 continue
             own = next((hook for hook in self.hooks() if hook.event == event and not hook.ours
-                        and runs_apm_git(hook.command) == VERBS.get(event)), None)
+                        and runs_apm_git(hook.command) == self.verbs.get(event, "")), None)
             if own is not None:
                 notes.append(f"{event} already runs your own `{own.command}`, which apm-git did not write: left as it "
                              "is, and nothing added beside it (remove it and install again to let apm-git manage it)")
@@ -208,9 +214,9 @@ class Settings:
         style = self._style(root)
         hooks = json_text.member(root, "hooks")
         assert hooks is not None
-        if len(root.items) == 1 and _hooks_ours(hooks.value) and json_text.created(self.text, root, style):
+        if len(root.items) == 1 and _hooks_ours(hooks.value, self.mark) and json_text.created(self.text, root, style):
             self._empty_again(root, style)
-        elif _hooks_ours(hooks.value) and json_text.created(self.text, hooks.value, style):
+        elif _hooks_ours(hooks.value, self.mark) and json_text.created(self.text, hooks.value, style):
             self.text = json_text.remove(self.text, root, root.items.index(hooks), style)
         else:
             for event in events:
@@ -234,7 +240,7 @@ class Settings:
         array = json_text.member(hooks.value, event) if hooks is not None else None
         assert hooks is not None and array is not None
         style = self._style(root)
-        if _array_ours(array.value) and json_text.created(self.text, array.value, style):
+        if _array_ours(array.value, self.mark) and json_text.created(self.text, array.value, style):
             self.text = json_text.remove(self.text, hooks.value, hooks.value.items.index(array), style)
             return
         while spots := self._spots(event):
@@ -248,14 +254,14 @@ class Settings:
                 hooks = _hooks_array(group.value)
                 for position, hook in enumerate(hooks.items if hooks is not None else []):
                     command = _command_node(hook.value)
-                    if hooks is not None and command is not None and _marked(command.value):
+                    if hooks is not None and command is not None and _marked(command.value, self.mark):
                         spots.append(_Spot(array, index, hooks, position, command))
         return spots
 
     def _remove_spot(self, spot: _Spot) -> None:
         """Take out one hook of apm-git's: its whole group when the group holds nothing else."""
         style = self._style(self._root())
-        if _array_of_ours(spot.hooks):
+        if _array_of_ours(spot.hooks, self.mark):
             self.text = json_text.remove(self.text, spot.array, spot.group, style)
         else:
             self.text = json_text.remove(self.text, spot.hooks, spot.position, style)
@@ -289,24 +295,24 @@ class _Spot:
     command: Node  # the hook's command string
 
 
-def _marked(value: object) -> bool:
-    return isinstance(value, str) and value.endswith(MARK)
+def _marked(value: object, mark: str) -> bool:
+    return isinstance(value, str) and value.endswith(mark)
 
 
-def _array_of_ours(hooks: Node) -> bool:
+def _array_of_ours(hooks: Node, mark: str) -> bool:
     """A group's `hooks` list that holds apm-git's hooks only."""
-    return bool(hooks.items) and all(_marked(_command(item.value)) for item in hooks.items)
+    return bool(hooks.items) and all(_marked(_command(item.value), mark) for item in hooks.items)
 
 
-def _array_ours(array: Node) -> bool:
+def _array_ours(array: Node, mark: str) -> bool:
     """An event's list of groups that each hold apm-git's hooks only."""
     return array.kind == "array" and bool(array.items) and all(
-        (hooks := _hooks_array(item.value)) is not None and _array_of_ours(hooks) for item in array.items)
+        (hooks := _hooks_array(item.value)) is not None and _array_of_ours(hooks, mark) for item in array.items)
 
 
-def _hooks_ours(hooks: Node) -> bool:
+def _hooks_ours(hooks: Node, mark: str) -> bool:
     """A `hooks` object whose every event holds apm-git's hooks only."""
-    return hooks.kind == "object" and bool(hooks.items) and all(_array_ours(item.value) for item in hooks.items)
+    return hooks.kind == "object" and bool(hooks.items) and all(_array_ours(item.value, mark) for item in hooks.items)
 
 
 def _hooks_array(group: Node) -> Node | None:

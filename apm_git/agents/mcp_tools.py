@@ -12,9 +12,10 @@ bounded by the shared operations, as on the command line.
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from apm_git.agents.mcp_args import Param
@@ -66,26 +67,41 @@ def _search(repo: MemoryRepo, *, query: str, limit: int, archive: bool, archive_
     return _as_json(search_json(search(repo, query, archive_alike=archive, archive_only=archive_only, limit=limit)))
 
 
+@contextlib.contextmanager
+def _secret_refusal_for_mcp() -> Iterator[None]:
+    """A refused secret names the tool's parameter (`allow_secret`), not the command line's flag."""
+    from apm_git.errors import SecretRefused
+
+    try:
+        yield
+    except SecretRefused as error:
+        raise SecretRefused(str(error).replace("--allow-secret", "allow_secret: true")) from None
+
+
 def _journal_add(repo: MemoryRepo, *, text: str, kind: EntryKind, title: str | None, tags: list[str] | None,
-                 value: DecisionValue) -> str:
+                 value: DecisionValue, allow_secret: bool) -> str:
     from apm_git.cli.shapes import journal_add_json
     from apm_git.commands.journal import add
 
-    return _as_json(journal_add_json(add(repo, text, kind=kind, title=title, tags=tags or [], value=value)))
+    with _secret_refusal_for_mcp():
+        entry = add(repo, text, kind=kind, title=title, tags=tags or [], value=value, allow_secret=allow_secret)
+    return _as_json(journal_add_json(entry))
 
 
 def _remember(repo: MemoryRepo, *, scope: str, decision: str | None, task: str | None, status: str | None,
-              title: str | None, value: DecisionValue) -> str:
+              title: str | None, value: DecisionValue, allow_secret: bool) -> str:
     from apm_git.cli.shapes import remember_json
     from apm_git.commands import remember as rm
     from apm_git.errors import UsageError
     from apm_git.store.scope import require_known_group
 
     chosen = require_known_group(repo, rm.memory_scope(scope), create=False)
-    if decision is not None and task is None and status is None:
-        return _as_json(remember_json(rm.remember_decision(repo, chosen, decision, title=title, value=value)))
-    if task is not None and status is not None and decision is None:
-        return _as_json(remember_json(rm.remember_task(repo, chosen, task, status)))
+    with _secret_refusal_for_mcp():
+        if decision is not None and task is None and status is None:
+            return _as_json(remember_json(rm.remember_decision(repo, chosen, decision, title=title, value=value,
+                                                               allow_secret=allow_secret)))
+        if task is not None and status is not None and decision is None:
+            return _as_json(remember_json(rm.remember_task(repo, chosen, task, status, allow_secret=allow_secret)))
     raise UsageError("give either decision, or task and status")
 
 
@@ -131,6 +147,10 @@ def _id(name: str, about: str, *, required: bool = False) -> Param:
 
 _VALUE = Param("value", "string", "decision_value of the record.", default="MEDIUM", choices=DECISION_VALUES)
 _SESSION = _id("session", "The agent's session id.")
+_ALLOW_SECRET = Param("allow_secret", "boolean", "Write it although it looks like a credential: a deliberate "
+                      "false positive (CLI --allow-secret). Each flagged line of the text gets the scanner's pragma, "
+                      "so no flush withholds it; a title or tags that look like one are refused anyway. Without "
+                      "it, a suspected secret is refused and nothing is written.", default=False)
 
 TOOLS: tuple[Tool, ...] = (
     Tool("load", "Progressive disclosure: the memory index first, then only the files that the intent and the "
@@ -160,6 +180,7 @@ TOOLS: tuple[Tool, ...] = (
         Param("title", "string", "The record's title (default: its first words)."),
         Param("tags", "strings", "Tags after the kind.", max_items=MAX_IDS),
         _VALUE,
+        _ALLOW_SECRET,
     ), _journal_add),
     Tool("remember", "APM write-back for scope main or group:NAME: a decision (decision), or a task whose status "
          "changed (task and status). JSON; not committed until flush.", (
@@ -169,6 +190,7 @@ TOOLS: tuple[Tool, ...] = (
              Param("status", "string", "The task's status (todo, doing, blocked, done, ...)."),
              Param("title", "string", "Title of the decision record (default: its first words)."),
              _VALUE,
+             _ALLOW_SECRET,
          ), _remember),
     Tool("hit", "Entries that helped: hit_count + 1 and last_referenced = today for each (JSON; ids not found "
          "are listed).", (

@@ -20,9 +20,10 @@ from apm_git.errors import StateError
 from apm_git.model.vocabulary import TimerKind
 
 FLUSH_EVERY_MINUTES = 5  # the flush itself waits for flush.idle_minutes of quiet (--if-idle)
+SNAPSHOT_EVERY_MINUTES = 10  # tracked folders: what changed between sessions (docs/tracking.md)
 ENV_CRONTAB_FILE = "APM_GIT_CRONTAB_FILE"  # a file that stands for the user's crontab (tests, or no cron)
 MARK = "# apm-git timer for "
-UNIT_TIMER = re.compile(r"apm-git-(flush|dream)-[0-9a-f]{8}\.timer")
+UNIT_TIMER = re.compile(r"apm-git-(flush|dream|snapshot)-[0-9a-f]{8}\.timer")
 
 
 def executable() -> str:
@@ -34,8 +35,18 @@ def executable() -> str:
 
 
 def jobs(memory: Path) -> dict[str, str]:
+    """The jobs of a memory repository; for apm-git's folder of tracked histories (`--tracked`), the snapshot of
+    every tracked folder."""
+    if _is_tracked_home(memory):
+        return {"snapshot": f"{shlex.quote(executable())} snapshot --all --trigger timer"}
     base = f"{shlex.quote(executable())} --repo {shlex.quote(str(memory))}"
     return {"flush": f"{base} flush --trigger idle --if-idle", "dream": f"{base} dream"}
+
+
+def _is_tracked_home(path: Path) -> bool:
+    from apm_git.store.tracked import home
+
+    return path == home()
 
 
 def digest(memory: Path) -> str:
@@ -58,8 +69,9 @@ def systemd_dir() -> Path:
 def systemd_units(memory: Path) -> dict[str, str]:
     tag = digest(memory)
     commands = jobs(memory)
-    when = {"flush": f"OnCalendar=*:0/{FLUSH_EVERY_MINUTES}", "dream": "OnCalendar=hourly"}
-    what = {"flush": "idle flush", "dream": "dream (deep sleep and REM when due)"}
+    when = {"flush": f"OnCalendar=*:0/{FLUSH_EVERY_MINUTES}", "dream": "OnCalendar=hourly",
+            "snapshot": f"OnCalendar=*:0/{SNAPSHOT_EVERY_MINUTES}"}
+    what = {"flush": "idle flush", "dream": "dream (deep sleep and REM when due)", "snapshot": "snapshot"}
     units = {}
     for job, command in commands.items():
         name = f"apm-git-{job}-{tag}"
@@ -110,6 +122,8 @@ def uninstall_systemd(memory: Path) -> TimerResult:
 def cron_lines(memory: Path) -> list[str]:
     commands = jobs(memory)
     mark = f"{MARK}{memory}"
+    if "snapshot" in commands:
+        return [f"*/{SNAPSHOT_EVERY_MINUTES} * * * * {commands['snapshot']} >/dev/null 2>&1 {mark}"]
     return [f"*/{FLUSH_EVERY_MINUTES} * * * * {commands['flush']} >/dev/null 2>&1 {mark}",
             f"7 * * * * {commands['dream']} >/dev/null 2>&1 {mark}"]
 
@@ -226,6 +240,6 @@ def found_cron() -> list[Found]:
         if MARK not in line or line.lstrip().startswith("#"):
             continue
         command = line.split(" ", 5)[-1].split(" >/dev/null")[0]
-        job = "dream" if command.endswith(" dream") else "flush"
+        job = "dream" if command.endswith(" dream") else "snapshot" if " snapshot --all" in command else "flush"
         found.append(Found("cron", where_cron(), job, command, _program_problem(command)))
     return found

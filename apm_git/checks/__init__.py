@@ -1,5 +1,6 @@
-"""The checks of docs/design.md 5: one small module per check, run by `apm-git lint`, the pre-commit hooks and flush.
+"""The checks of docs/design.md 5: one small module per check, each declaring itself once (check.py), run by
+`apm-git lint`, the pre-commit hook and flush; the list of them is generated (catalog.py, docs/checks.md).
 
-Keep this package's `__init__` empty of imports: the hook entry point imports it on every
-commit, seven times, and each import is paid in every process.
+Keep this package's `__init__` empty of imports: the hook imports it on every commit, and each import is
+paid in that short process.
 """

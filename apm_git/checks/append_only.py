@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Final
 
+from apm_git.checks.check import Check
 from apm_git.checks.snapshot import Finding, Snapshot
 from apm_git.model.records import split_lines, strip_eol
 
@@ -66,3 +67,9 @@ def _keeps(old: str, new: str) -> bool:
 
 def _squash(text: str) -> str:
     return " ".join(text.split())
+
+
+CHECK = Check(
+    ID, "an append-only index lost or reworded a line, or was deleted",
+    applies_to="snapshot", severity=30, validate=validate,
+)

@@ -4,6 +4,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Final
 
+from apm_git.checks.check import Check
 from apm_git.checks.snapshot import Finding, Snapshot
 from apm_git.model import dated, names
 from apm_git.model.records import count_lines
@@ -61,3 +62,9 @@ def too_large(snap: Snapshot) -> Iterator[Finding]:
                 f"{megabytes(snap.oversized[path])}: over the {megabytes(MAX_FILE_BYTES)} apm-git reads, so its "
                 "records were not checked; split it, or move what is not memory out of the memory dir",
             )
+
+
+CHECK = Check(
+    ID, "a memory file is over its line budget",
+    applies_to="file", severity=50, validate=validate,
+)

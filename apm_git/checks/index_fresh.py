@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Final
 
+from apm_git.checks.check import Check
 from apm_git.checks.snapshot import Finding, Snapshot
 from apm_git.model import index_md
 from apm_git.model.dated import JOURNAL_NAME
@@ -55,3 +56,9 @@ def validate(snap: Snapshot) -> Iterator[Finding]:
     for day in live:
         if not reading.lists_journal(day):
             yield Finding(path, 1, ID, f"does not list the journal {day}.md; {FIX}")
+
+
+CHECK = Check(
+    ID, "INDEX.md names a missing file, misses one, or is malformed",
+    applies_to="snapshot", severity=60, validate=validate,
+)

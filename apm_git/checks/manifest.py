@@ -1,14 +1,24 @@
-"""The hook ids and how pre-commit runs them; the source of `.pre-commit-hooks.yaml`.
+"""The hooks pre-commit runs: `apm-checks`, and each check's own id as an alias of it.
 
-Seven hooks, one per check, and `apm-checks`, which runs all seven in one hook: the one `apm-git
-init` writes (docs/hook-entry.md, "One hook or seven").
+`apm-checks` runs every check in one process per commit: the hook `apm-git init` writes.  A check's
+own id (`apm-budget`, …) runs the same program restricted to that check, with nothing stored between
+hooks: configurations written before `apm-checks` keep working, seven processes a commit, until
+`init` or `setup` migrates them (docs/hook-entry.md, "Configurations from before `apm-checks`").
+`python -m apm_git.operations.generate_checks` writes `.pre-commit-hooks.yaml` from these.
 
 Imported by the hook entry point on every commit, so it imports nothing.
 """
 from __future__ import annotations
 
-ENTRY = "apm-git-hook"  # the sh script: answers six of seven separate hooks from the stored findings
-RUNNER = "apm-git-hook-run"  # the Python runner, which `apm-checks` starts directly
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from apm_git.checks.check import Check
+
+RUNNER = "apm-git-hook-run"  # the hook program: one Python process, every hook id
+# The sh script that answered six of seven separate hooks from stored findings, until the aliases replaced
+# it; its name stays a console script of the same program, for the configurations that name it.
+OLD_PROGRAM = "apm-git-hook"
 
 
 class Hook:
@@ -28,11 +38,6 @@ class Hook:
         # at them), and runs when none is staged too (a deletion, for the no-loss check).
         self.every = every
 
-    @property
-    def program(self) -> str:
-        """What the hook runs: one hook has nothing to share with another, so no script before Python."""
-        return RUNNER if self.every else ENTRY
-
     def options(self) -> dict[str, object]:
         """The pre-commit options of this hook, shared by the manifest and the config `init` writes."""
         options: dict[str, object] = {"require_serial": True}
@@ -43,46 +48,30 @@ class Hook:
         return options
 
 
-HOOKS = (
-    Hook("apm-budget", "a memory file is over its line budget", per_file=True),
-    Hook("apm-record-format", "a record breaks the record format, or an entry id is not unique", per_file=True),
-    Hook("apm-append-only", "an append-only index lost or reworded a line, or was deleted", per_file=False),
-    Hook("apm-no-loss", "an entry vanished: not live, archived, merged or superseded anywhere", per_file=False),
-    Hook("apm-index-fresh", "INDEX.md names a missing file, misses one, or is malformed", per_file=False),
-    Hook("apm-state-json", "flush-state.json or group_names.json is invalid or names an unsafe group", per_file=True,
-         files=r"(flush-state|group_names)\.json$"),
-    Hook("apm-no-secrets", "a memory file holds something that looks like a credential", per_file=True),
-)
-HOOK_IDS = tuple(hook.id for hook in HOOKS)
-PER_FILE = frozenset(hook.id for hook in HOOKS if hook.per_file)
-EVERY = Hook("apm-checks", "the memory breaks any of the seven checks (all seven in one hook, one process per commit)",
+EVERY = Hook("apm-checks", "the memory breaks any of the checks (all in one hook, one process per commit)",
              per_file=True, every=True)
-MANIFEST = (*HOOKS, EVERY)
+
+
+def alias(check: Check) -> Hook:
+    """The hook of one check's own id: `apm-checks` restricted to it, with the options it always had."""
+    return Hook(check.id, f"{check.description} (`apm-checks` restricted to this check)",
+                per_file=check.per_file, files=check.files)
 
 
 def manifest_hook(hook: Hook) -> dict[str, object]:
     """The hook as `.pre-commit-hooks.yaml` declares it (language: python: try-repo builds an environment)."""
     files = {"files": f"(^|/){hook.files}"} if hook.files else {}
-    return {
-        "id": hook.id,
-        "name": hook.id,
-        "description": f"apm-git: fails when {hook.description}",
-        "entry": f"{hook.program} {hook.id}",
-        "language": "python",
-        **files,
-        **hook.options(),
-    }
+    return {"id": hook.id, "name": hook.id, "description": f"apm-git: fails when {hook.description}",
+            "entry": f"{RUNNER} {hook.id}", "language": "python", **files, **hook.options()}
 
 
-def local_hook(hook: Hook, memory_dir: str, command: str | None = None) -> dict[str, object]:
+def local_hook(hook: Hook, memory_dir: str, command: str = RUNNER) -> dict[str, object]:
     """The hook as `apm-git init` writes it: `repo: local`, `language: system`, so it runs offline.
 
-    `files:` names the memory dir and apm.yaml.  A hook that needs deletions and renames keeps
-    `always_run` (pre-commit hands hooks no deleted path, so a commit that only deletes memory files
-    would reach no hook otherwise); its command then returns at once, before starting apm-git, when no
-    memory path is staged (see `apm_git.operations.precommit.hook_command`), so a teammate's commit of
-    code alone needs no apm-git."""
-    command = hook.program if command is None else command
+    `files:` names the memory dir and apm.yaml.  `apm-checks` keeps `always_run` (pre-commit hands hooks
+    no deleted path, so a commit that only deletes memory files would reach no hook otherwise); its
+    command then returns at once, before starting apm-git, when no memory path is staged (see
+    `apm_git.operations.precommit.hook_command`), so a teammate's commit of code alone needs no apm-git."""
     memory = f"^{_escape(memory_dir)}/"
     files = f"{memory}{hook.files}" if hook.files else f"^({_escape(memory_dir)}/|apm\\.yaml$)"
     return {"id": hook.id, "name": hook.id, "entry": f"{command} {hook.id}", "language": "system", "files": files,

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Final
 
+from apm_git.checks.check import Check
 from apm_git.checks.snapshot import RECORD_KINDS, Finding, Snapshot
 from apm_git.model.names import ARCHIVE
 
@@ -56,3 +57,9 @@ def validate(snap: Snapshot) -> Iterator[Finding]:
             f"nor named in a Merged or Supersedes field; move it to {snap.config.memory_dir}/{ARCHIVE}/ instead "
             f"of deleting it, restore it, or delete it deliberately with `apm-git forget {entry} --reason TEXT`",
         )
+
+
+CHECK = Check(
+    ID, "an entry vanished: not live, archived, merged or superseded anywhere",
+    applies_to="snapshot", severity=20, validate=validate,
+)

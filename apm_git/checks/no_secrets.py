@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Final
 
+from apm_git.checks.check import Check
 from apm_git.checks.snapshot import Finding, Snapshot
 from apm_git.secret_scan import scan
 from apm_git.secret_scan.prefilter import ALLOW
@@ -39,3 +40,9 @@ def kinds(finding: Finding) -> list[str]:
     start += len(_KINDS)
     end = finding.message.find("); ", start)  # a kind may hold a parenthesis itself: `API Key (sk-)`
     return finding.message[start:end if end >= 0 else None].split(", ")
+
+
+CHECK = Check(
+    ID, "a memory file holds something that looks like a credential",
+    applies_to="file", severity=10, validate=validate,
+)

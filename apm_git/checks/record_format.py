@@ -11,6 +11,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from typing import Final
 
+from apm_git.checks.check import Check
 from apm_git.checks.snapshot import (
     ARCHIVE,
     CATEGORY,
@@ -133,3 +134,9 @@ def _not_unique(snap: Snapshot, fresh: dict[str, list[tuple[str, int]]]) -> Iter
                     f"entry id {entry} is not unique (also at {where}); ids are unique across the live memory "
                     "and the archive: change the title or date, or fold the two into one entry",
                 )
+
+
+CHECK = Check(
+    ID, "a record breaks the record format, or an entry id is not unique",
+    applies_to="file", severity=70, validate=validate,
+)

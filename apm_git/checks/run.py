@@ -1,17 +1,16 @@
-"""Run the checks of docs/design.md 5 on a snapshot, in the order of the hook manifest."""
+"""Run the checks of docs/design.md 5 on a snapshot: those the catalog lists, most harmful first."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from apm_git.checks import append_only, baseline, budget, index_fresh, no_loss, no_secrets, record_format, state_json
+from apm_git.checks import baseline
+from apm_git.checks.catalog import CHECKS as DECLARED
 from apm_git.checks.snapshot import Finding, Snapshot
 from apm_git.model.vocabulary import CheckId
 
 Check = Callable[[Snapshot], Iterable[Finding]]
-CHECKS: dict[CheckId, Check] = {
-    module.ID: module.validate
-    for module in (budget, record_format, append_only, no_loss, index_fresh, state_json, no_secrets)
-}
+CHECKS: dict[CheckId, Check] = {check.id: check.validate for check in DECLARED}
+PER_FILE = frozenset(check.id for check in DECLARED if check.per_file)  # the others look at the whole snapshot
 
 
 def run_checks(snap: Snapshot, hooks: Iterable[CheckId] = CHECKS, *, baseline_too: bool = False) -> list[Finding]:

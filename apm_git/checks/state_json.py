@@ -4,6 +4,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Final
 
+from apm_git.checks.check import Check
 from apm_git.checks.snapshot import Finding, Snapshot
 from apm_git.model.names import STATE_FILES
 
@@ -40,3 +41,9 @@ def _line_of(text: str, problem: str) -> int:
         if at != -1:
             return text.count("\n", 0, at) + 1
     return 1
+
+
+CHECK = Check(
+    ID, "flush-state.json or group_names.json is invalid or names an unsafe group",
+    applies_to="file", severity=40, validate=validate, files=r"(flush-state|group_names)\.json$",
+)

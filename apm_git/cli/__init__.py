@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 import click
 
-from apm_git.cli import agents, checks, ci, core, dreaming, loading, review, sync
+from apm_git.cli import agents, checks, ci, core, curate, dreaming, loading, proposals, review, sync, track, ui
 from apm_git.cli.base import HOOK_FLAG, UTF8, CliState, cli, emit, open_memory, state
 
 __all__ = ["HOOK_FLAG", "UTF8", "CliState", "cli", "emit", "main", "open_memory", "state"]
@@ -20,11 +20,13 @@ COMMANDS: tuple[click.Command, ...] = (
     checks.lint_cmd, checks.baseline_cmd, checks.allow_secret_cmd,
     loading.load_cmd, loading.remember_cmd, loading.search_cmd, loading.hit_cmd,
     dreaming.deep_sleep_cmd, dreaming.rem_cmd, dreaming.dream_cmd, dreaming.history_cmd, dreaming.import_cmd,
-    dreaming.forget_cmd, dreaming.resolve_cmd,
+    dreaming.forget_cmd, dreaming.resolve_cmd, curate.edit_cmd, curate.restore_cmd,
+    proposals.proposals_cmd, proposals.accept_cmd, proposals.reject_cmd,
     review.diff_cmd, review.log_cmd,
     sync.sync_cmd, sync.merge_counters_cmd,
     agents.recall_cmd, agents.hooks_group, agents.mcp_cmd, agents.audit_cmd,
-    ci.ci_group,
+    ci.ci_group, ui.ui_cmd,
+    track.track_cmd, track.untrack_cmd, track.snapshot_cmd,
 )
 
 

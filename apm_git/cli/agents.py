@@ -67,9 +67,15 @@ def _timer_kind(systemd: bool | None) -> bool:
     return systemd if systemd is not None else shutil.which("systemctl") is not None
 
 
-def _timer_memory(ctx: click.Context, memory: Path | None) -> Path:
+def _timer_memory(ctx: click.Context, memory: Path | None, tracked: bool = False) -> Path:
     from apm_git.store.repo import open_repo
 
+    if tracked:
+        from apm_git.store.tracked import home
+
+        if memory is not None:
+            raise UsageError("--tracked snapshots every tracked folder: give no --memory with it")
+        return home()
     given_as = "--memory" if memory is not None else state(ctx).repo_given_as
     return open_repo(memory or state(ctx).repo_path, given_as=given_as).root.resolve()
 
@@ -99,16 +105,20 @@ def _timer_report(ctx: click.Context, result: object, verb: str) -> int:
               help="claude-code: also the UserPromptSubmit hook that adds the memory relevant to each prompt.")
 @click.option("--systemd/--cron", "systemd", default=None,
               help="timer: systemd user units or crontab lines (default: systemd where systemctl exists).")
+@click.option("--tracked", is_flag=True, help="timer: the snapshot of every tracked folder (`apm-git track`) every "
+                                               "10 minutes, instead of a memory's idle flush and dream.")
 @click.pass_context
 def install_cmd(ctx: click.Context, agent: str, user: bool, memory: Path | None, with_recall: bool,
-                systemd: bool | None) -> int:
+                systemd: bool | None, tracked: bool) -> int:
     """Merge apm-git's hooks into Claude Code's settings (everything else in the file stays as it was), or
     install the idle flush and the hourly dream as timers (timer)."""
     from apm_git.agents import timers
     from apm_git.agents.hooks import install_claude_code
 
+    if tracked and agent != "timer":
+        raise UsageError("--tracked is for `hooks install timer`; `apm-git track` wires the agents' hooks")
     if agent == "timer":
-        target = _timer_memory(ctx, memory)
+        target = _timer_memory(ctx, memory, tracked)
         done = timers.install_systemd(target) if _timer_kind(systemd) else timers.install_cron(target)
         return _timer_report(ctx, done, "installed")
     given_as = "--memory" if memory is not None else state(ctx).repo_given_as
@@ -140,14 +150,16 @@ def install_cmd(ctx: click.Context, agent: str, user: bool, memory: Path | None,
                    "directory (the default: --project).")
 @click.option("--memory", type=click.Path(path_type=Path), help="timer: the memory whose timers to remove.")
 @click.option("--systemd/--cron", "systemd", default=None, help="timer: which kind to remove.")
+@click.option("--tracked", is_flag=True, help="timer: the snapshot timer of the tracked folders.")
 @click.pass_context
-def uninstall_cmd(ctx: click.Context, agent: str, user: bool, memory: Path | None, systemd: bool | None) -> int:
+def uninstall_cmd(ctx: click.Context, agent: str, user: bool, memory: Path | None, systemd: bool | None,
+                  tracked: bool) -> int:
     """Remove exactly the hooks (or timers) that install added."""
     from apm_git.agents import timers
     from apm_git.agents.hooks import uninstall_claude_code
 
     if agent == "timer":
-        target = _timer_memory(ctx, memory)
+        target = _timer_memory(ctx, memory, tracked)
         done = timers.uninstall_systemd(target) if _timer_kind(systemd) else timers.uninstall_cron(target)
         return _timer_report(ctx, done, "removed")
     result = uninstall_claude_code(user=user, project=Path.cwd())

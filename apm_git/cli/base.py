@@ -216,6 +216,12 @@ def cli(ctx: click.Context, repo_path: Path | None, as_json: bool) -> None:
     ctx.obj = CliState(repo_path, as_json, "APM_GIT_REPO" if from_env else "--repo")
 
 
+def too_large_line(name: str) -> str:
+    """One line on a file flush leaves out whole because it is too large to check."""
+    return (f"{name} is too large for apm-git to check, so it was NOT committed; it stays on disk as it is: split "
+            "it (`apm-git lint` says how), then flush again")
+
+
 def withheld_line(section: Any) -> str:
     """One line on a section flush leaves uncommitted for a suspected secret (a WithheldSection), without the secret."""
     where = (f"the section \"{section.heading}\"" if section.heading else

@@ -17,13 +17,21 @@ from apm_git.errors import EXIT_FINDINGS, EXIT_OK, UsageError
 @click.option("--all", "all_files", is_flag=True, help="Check every memory file, not only the changed ones.")
 @click.option("--baseline-too", is_flag=True,
               help="Also report the findings that the findings baseline (memory/apm-baseline.json) knows.")
+@click.option("--tracked", help="A tracked folder (`apm-git track`): an agent, an id or a path; its checks run on "
+                                "every memory file of it as it is now (docs/tracking.md).")
 @click.pass_context
 def lint_cmd(ctx: click.Context, paths: tuple[Path, ...], from_ref: str | None, to_ref: str | None,
-             all_files: bool, baseline_too: bool) -> int:
+             all_files: bool, baseline_too: bool, tracked: str | None) -> int:
     """Run every check; prints `path:line: hook-id: message` per finding, exit 1 on any finding."""
+    from apm_git.cli import track
     from apm_git.commands.lint import lint
 
-    repo = state(ctx).repo(finish=False)  # lint never writes, not even to finish an interrupted commit
+    repo = track.target(ctx, tracked, finish=False)  # lint never writes, not even to finish an interrupted commit
+    if track.is_tracked(repo):
+        if paths or from_ref or to_ref or baseline_too:
+            raise UsageError("lint on a tracked folder checks every memory file of it as it is now: it takes no "
+                             "PATH, --from-ref, --to-ref or --baseline-too")
+        return track.tracked_lint(ctx, repo)
     result = lint(repo, [_repo_path(repo.root, path) for path in paths], from_ref=from_ref, to_ref=to_ref,
                   all_files=all_files, baseline_too=baseline_too)
     emit(ctx, shapes.lint_json(result), "\n".join(str(finding) for finding in result.findings))

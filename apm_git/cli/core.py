@@ -7,7 +7,7 @@ from typing import IO
 import click
 
 from apm_git.cli import shapes
-from apm_git.cli.base import UTF8, choice, emit, state, text_of, warn, withheld_line
+from apm_git.cli.base import UTF8, choice, emit, state, text_of, too_large_line, warn, withheld_line
 from apm_git.errors import EXIT_FINDINGS, EXIT_OK
 from apm_git.model.config import KINDS
 from apm_git.model.fitness import VALUES
@@ -183,10 +183,7 @@ def flush_cmd(
     for finding in result.findings:
         warn(f"apm-git: finding: {finding}")
     for name in result.too_large:
-        warn(
-            f"apm-git: WARNING: {name} is too large for apm-git to check, so it was NOT committed; it stays on disk "
-            "as it is: split it (see the finding above), then flush again",
-        )
+        warn(f"apm-git: WARNING: {too_large_line(name)}")
     for section in result.withheld_sections:
         warn(f"apm-git: WARNING: {withheld_line(section)}")
     for note in result.notes + result.cut:
@@ -210,14 +207,18 @@ def index_cmd(ctx: click.Context) -> int:
 
 @click.command("status")
 @click.option("--files", "all_files", is_flag=True, help="List every memory file with its lines and budget.")
+@click.option("--tracked", help="A tracked folder (`apm-git track`): an agent, an id or a path; docs/tracking.md.")
 @click.pass_context
-def status_cmd(ctx: click.Context, all_files: bool) -> int:
+def status_cmd(ctx: click.Context, all_files: bool, tracked: str | None) -> int:
     """Budgets, the findings that hold now (totals and the worst few), last flushes, pending items, what is due."""
     from apm_git.agents.audit import last_audited
+    from apm_git.cli import track
     from apm_git.cli.status_format import status_text
     from apm_git.commands.status import status
 
-    repo = state(ctx).repo()
+    repo = track.target(ctx, tracked)
+    if track.is_tracked(repo):
+        return track.tracked_status(ctx, repo)
     result = status(repo)
     audited = last_audited(repo)
     lines = status_text(result, all_files=all_files).split("\n")

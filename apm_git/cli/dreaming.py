@@ -9,6 +9,7 @@ import click
 from apm_git import jsontext
 from apm_git.cli import shapes_dreaming
 from apm_git.cli.base import choice, emit, print_json, state, text_of, warn
+from apm_git.cli.proposals import propose_option, proposed_json, proposed_text, proposing
 from apm_git.errors import EXIT_FINDINGS, EXIT_OK, UsageError
 from apm_git.model.trailers import CONSOLIDATION
 from apm_git.model.vocabulary import KEEPS
@@ -60,8 +61,10 @@ def load_plan(plan_file: IO[str], command: str) -> Any:
               help="Carry out a plan printed by --plan (possibly edited), after checking it.")
 @click.option("--dry-run", is_flag=True, help="Say what would be done; change nothing.")
 @click.option("--force", is_flag=True, help="Archive for room even past rem.max_archive_share.")
+@propose_option
 @click.pass_context
-def deep_sleep_cmd(ctx: click.Context, show_plan: bool, plan_file: IO[str] | None, dry_run: bool, force: bool) -> int:
+def deep_sleep_cmd(ctx: click.Context, show_plan: bool, plan_file: IO[str] | None, dry_run: bool, force: bool,
+                   propose: bool | None) -> int:
     """Stage 2: promote journal items into the category files, now; archive old journals."""
     from apm_git.commands.deep_sleep import deep_sleep, deep_sleep_plan
 
@@ -72,6 +75,13 @@ def deep_sleep_cmd(ctx: click.Context, show_plan: bool, plan_file: IO[str] | Non
         print_json(deep_sleep_plan(repo))
         return EXIT_OK
     plan_data = None if plan_file is None else load_plan(plan_file, "deep-sleep")
+    if not dry_run and proposing(repo, propose):
+        from apm_git.operations.proposals import propose as make_proposal
+        from apm_git.operations.stages import DeepSleep
+
+        made = make_proposal(repo, DeepSleep(plan_data), force=force)
+        emit(ctx, proposed_json([made]), proposed_text(made))
+        return EXIT_OK
     result = deep_sleep(repo, plan_data=plan_data, dry_run=dry_run, force=force)
     emit(ctx, shapes_dreaming.stage_json(result), _stage_text(result))
     return EXIT_OK
@@ -80,28 +90,41 @@ def deep_sleep_cmd(ctx: click.Context, show_plan: bool, plan_file: IO[str] | Non
 @click.command("rem")
 @click.option("--dry-run", is_flag=True, help="Say what would be done; change nothing.")
 @click.option("--force", is_flag=True, help="Run even when it archives more than rem.max_archive_share.")
+@propose_option
 @click.pass_context
-def rem_cmd(ctx: click.Context, dry_run: bool, force: bool) -> int:
+def rem_cmd(ctx: click.Context, dry_run: bool, force: bool, propose: bool | None) -> int:
     """Stage 3: the survival merge (score, proven, archive, fold, supersede), now; rebuild INDEX.md."""
     from apm_git.commands.rem import rem
 
-    result = rem(state(ctx).repo(), dry_run=dry_run, force=force)
+    repo = state(ctx).repo()
+    if not dry_run and proposing(repo, propose):
+        from apm_git.operations.proposals import propose as make_proposal
+        from apm_git.operations.stages import Rem
+
+        made = make_proposal(repo, Rem(), force=force)
+        emit(ctx, proposed_json([made]), proposed_text(made))
+        return EXIT_OK
+    result = rem(repo, dry_run=dry_run, force=force)
     emit(ctx, shapes_dreaming.stage_json(result), _stage_text(result))
     return EXIT_OK
 
 
 @click.command("dream")
 @click.option("--force", is_flag=True, help="Pass --force to the stages that run.")
+@propose_option
 @click.pass_context
-def dream_cmd(ctx: click.Context, force: bool) -> int:
+def dream_cmd(ctx: click.Context, force: bool, propose: bool | None) -> int:
     """Run whichever of deep sleep and REM is due (for cron and agent hooks; safe every hour)."""
     from apm_git.commands.dream import dream
 
-    result = dream(state(ctx).repo(), force=force)
-    text = "\n".join(_stage_text(stage) for stage in result.ran) or (
-        "" if result.refused else "apm-git: nothing due (see `apm-git status`)"
-    )
-    emit(ctx, shapes_dreaming.dream_json(result), text)
+    repo = state(ctx).repo()
+    proposals = proposing(repo, propose)
+    result = dream(repo, force=force, propose=proposals)
+    text = "\n".join(proposed_text(made) for made in result.proposed) if proposals else \
+        "\n".join(_stage_text(stage) for stage in result.ran)
+    text = text or ("" if result.refused else "apm-git: nothing due (see `apm-git status`)")
+    emit(ctx, proposed_json(result.proposed, result.refused) if proposals else shapes_dreaming.dream_json(result),
+         text)
     if result.refused:
         warn(f"apm-git: {result.refused}")
         ctx.exit(EXIT_FINDINGS)
@@ -160,11 +183,29 @@ def import_cmd(ctx: click.Context, show_plan: bool, plan_file: IO[str] | None) -
     return EXIT_OK
 
 
+SKIPS_SHOWN = 3  # per file and reason; `--plan` (JSON) lists every one
+
+
+def _skip_lines(skipped: list[dict[str, Any]]) -> list[str]:
+    """A line per skipped section, the first few of each file and reason: a journal of 100,000 sections with no
+    room printed 100,000 lines that said the same."""
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for skip in skipped:
+        groups.setdefault((skip["file"], skip["reason"]), []).append(skip)
+    lines = []
+    for (file, reason), group in groups.items():
+        lines += [f"  skip: {file}:{skip['line']}: {reason}" for skip in group[:SKIPS_SHOWN]]
+        if len(group) > SKIPS_SHOWN:
+            lines.append(f"  skip: {file}: and {len(group) - SKIPS_SHOWN:,} more section(s) for the same reason "
+                         "(`apm-git import --plan` lists them)")
+    return lines
+
+
 def _import_text(data: dict[str, Any]) -> str:
     items, skipped = data["import"], data["skipped"]
     lines = [f"apm-git: import would turn {len(items)} section(s) into records (nothing changed)"]
     lines += [f"  import: {i['id']} {i['file']}:{i['line']} ({i['form']}, {i['kind']})" for i in items]
-    lines += [f"  skip: {s['file']}:{s['line']}: {s['reason']}" for s in skipped]
+    lines += _skip_lines(skipped)
     if items:
         lines.append("  carry it out: `apm-git import --plan > plan.json`, edit it if you like, "
                      "then `apm-git import --apply plan.json`")

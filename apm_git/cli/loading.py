@@ -167,7 +167,7 @@ def search_cmd(ctx: click.Context, query: str, archive_alike: bool, archive_only
     lines = []
     for hit in result.hits:
         ref = f"{hit.entry_id}  {hit.file}:{hit.line}" if hit.entry_id else f"{hit.file}:{hit.line}"
-        lines.append(f"{ref}  {hit.heading}: {hit.snippet}  (score {hit.score:g})")
+        lines.append(f"{ref}  {hit.place}: {hit.snippet}  (score {hit.score:g})")
     shown = f"showing {len(result.hits)}" if result.total > len(result.hits) else "all shown"
     lines.append(f"{result.total} section{'' if result.total == 1 else 's'} matched ({shown}) in "
                  f"{result.files_searched} files ({result.where})" if result.total else
@@ -178,11 +178,21 @@ def search_cmd(ctx: click.Context, query: str, archive_alike: bool, archive_only
 
 @click.command("hit")
 @click.argument("entry_ids", nargs=-1, required=True, metavar="ENTRY-ID...")
+@click.option("--commit", "commit_now", is_flag=True,
+              help="Commit the hits at once, as one commit of only them (committed entries only).")
 @click.pass_context
-def hit_cmd(ctx: click.Context, entry_ids: tuple[str, ...]) -> int:
+def hit_cmd(ctx: click.Context, entry_ids: tuple[str, ...], commit_now: bool) -> int:
     """An entry was used: hit_count + 1 and last_referenced = today (not committed: the next flush
     commits it).  Exit 1 when an id is not a live entry (the others are still counted)."""
     from apm_git.commands.hit import hit
+
+    if commit_now:
+        from apm_git.cli.curate import curated_json, curated_text
+        from apm_git.operations.curate import hit_committed
+
+        done = hit_committed(state(ctx).repo(), list(entry_ids))
+        emit(ctx, curated_json(done), curated_text(done))
+        return EXIT_OK
 
     result = hit(state(ctx).repo(), list(entry_ids))
     lines = [f"{item.file}:{item.line}: {item.entry_id} hit_count {item.previous_hit_count} -> {item.hit_count}, "

@@ -230,8 +230,9 @@ def search_json(result: SearchResult) -> dict[str, Any]:
         "where": result.where,
         "method": result.method,
         "hits": [
-            {"entry_id": hit.entry_id, "file": hit.file, "line": hit.line, "heading": hit.heading,
-             "snippet": hit.snippet, "archived": hit.archived, "score": hit.score, "matched": list(hit.matched)}
+            {"entry_id": hit.entry_id, "file": hit.file, "line": hit.line, "last": hit.last, "section": hit.section,
+             "heading": hit.heading, "trail": hit.trail, "date": hit.date, "snippet": hit.snippet,
+             "archived": hit.archived, "score": hit.score, "matched": list(hit.matched)}
             for hit in result.hits
         ],
         "total": result.total,

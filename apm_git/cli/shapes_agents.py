@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from apm_git.cli.shapes import VERSION
+from apm_git.cli.shapes import VERSION, withheld_json
 
 if TYPE_CHECKING:
     from apm_git.agents.audit import AuditResult
@@ -22,11 +22,13 @@ def recall_json(result: RecallResult) -> dict[str, Any]:
     return {
         "version": VERSION,
         "prompt": result.prompt,
-        "sections": [{"file": item.file, "line": item.line, "entry_id": item.entry_id, "matched": list(item.matched),
-                      "text": item.text} for item in result.sections],
+        "sections": [{"file": item.file, "line": item.line, "entry_id": item.entry_id, "heading": item.heading,
+                      "trail": item.trail, "date": item.date, "lines": [list(span) for span in item.lines],
+                      "matched": list(item.matched), "text": item.text} for item in result.sections],
         "tokens": result.tokens,
         "budget": result.budget,
         "method": result.method,
+        "withheld": withheld_json(result.withheld),
     }
 
 
@@ -96,6 +98,8 @@ def sync_json(result: SyncResult) -> dict[str, Any]:
         "flushed": result.flushed,
         "flush_notes": list(result.flush_notes),
         "withheld": list(result.withheld),
+        "withheld_sections": withheld_json(result.withheld_sections),
+        "too_large": list(result.too_large),
         "pushed": result.pushed,
         "push_attempts": result.push_attempts,
         "set_upstream": result.set_upstream,

@@ -7,8 +7,8 @@ from typing import Any
 import click
 
 from apm_git.cli import shapes_agents
-from apm_git.cli.base import emit, state, text_of, warn
-from apm_git.errors import EXIT_FINDINGS, EXIT_OK
+from apm_git.cli.base import emit, state, text_of, too_large_line, warn, withheld_line
+from apm_git.errors import EXIT_FINDINGS, EXIT_OK, UsageError
 
 
 @click.command("sync")
@@ -18,18 +18,28 @@ from apm_git.errors import EXIT_FINDINGS, EXIT_OK
 @click.option("--gather", multiple=True, metavar="PATTERN",
               help="Also merge the remote branches matching PATTERN (agents/*, or main for an agent on its own "
                    "branch); never pushed to. Repeatable.")
+@click.option("--tracked", help="A tracked folder (`apm-git track`): an agent, an id or a path; docs/tracking.md.")
 @click.pass_context
-def sync_cmd(ctx: click.Context, remote: str | None, branch: str | None, gather: tuple[str, ...]) -> int:
+def sync_cmd(ctx: click.Context, remote: str | None, branch: str | None, gather: tuple[str, ...],
+             tracked: str | None) -> int:
     """Flush, fetch, merge entry by entry, check no entry is lost, push (never forced); retries a rejected push."""
+    from apm_git.cli import track
     from apm_git.commands.sync import sync
 
-    result = sync(state(ctx).repo(), remote=remote, branch=branch, gather=gather)
+    found = track.target(ctx, tracked)
+    if track.is_tracked(found):
+        if branch or gather:
+            raise UsageError("a tracked folder syncs with the branch of its project's identity: --branch and --gather "
+                             "are for memory repositories")
+        return track.tracked_sync(ctx, found, remote)
+    result = sync(found, remote=remote, branch=branch, gather=gather)
     emit(ctx, shapes_agents.sync_json(result), text_of(sync_lines(result)))
     for note in result.flush_notes:
         warn(f"apm-git: WARNING: {note}")
-    for name in result.withheld:
-        warn(f"apm-git: WARNING: {name} was NOT committed (a suspected secret, or too large to check); it "
-             "stays on disk as it is: `apm-git flush` says why")
+    for section in result.withheld_sections:  # the words flush uses: a section is withheld, not its file
+        warn(f"apm-git: WARNING: {withheld_line(section)}")
+    for name in result.too_large:
+        warn(f"apm-git: WARNING: {too_large_line(name)}")
     for note in result.notes:
         warn(f"apm-git: WARNING: {note}")
     for over in result.journals_over_budget:

@@ -386,8 +386,9 @@ def is_empty_template(text: str) -> bool:
 
 
 def recall(run: _Run, group: str | None, under: str | None, whole: set[str]) -> None:
-    """L2 through the index: the sections of the scope that best match the intent, in rank order, each
-    whole or not at all, skipping sections of files already loaded whole."""
+    """L2 through the index: the sections of the scope that best match the intent (ranked by their best
+    passage), in rank order, each whole or, when it does not fit, its best passage; skipping sections of files
+    already loaded whole."""
     from apm_git.errors import NoFts5
     from apm_git.search.index import Index, Scope
     from apm_git.search.scan import matched, query_terms, scan_sections
@@ -414,9 +415,16 @@ def recall(run: _Run, group: str | None, under: str | None, whole: set[str]) -> 
         path = run.repo.repo_path(hit.path)
         if path in whole or hit.path.startswith(f"{names.ARCHIVE}/") or run.redactor.suspects(path, hit.text):
             continue
-        why = f"matched {', '.join(matched(hit, wanted)) or 'the intent'} (score {hit.score:g})"
+        why = f"matched {', '.join(matched(hit, wanted, whole=True)) or 'the intent'} (score {hit.score:g})"
         why = f"entry {hit.entry_id}, {why}" if hit.entry_id else why
         if run.breaker.offer_if_room(f"{path}:{hit.line}-{hit.last}", hit.text + "\n", "L2 section", why):
             taken += 1
+        elif hit.passage is not None and hit.passage != (hit.line, hit.last):  # too large: its best passage
+            first, last = hit.passage
+            place = f"{hit.trail} › {hit.heading}" if hit.trail else hit.heading
+            dated = f" ({hit.date})" if hit.date and hit.date not in place else ""
+            why = f"the best passage of {place}{dated}, matched {', '.join(matched(hit, wanted)) or 'the intent'}"
+            if run.breaker.offer_if_room(f"{path}:{first}-{last}", hit.passage_text + "\n", "L2 section", why):
+                taken += 1
         if taken == RECALL_SECTIONS or run.breaker.used >= run.breaker.budget:
             break

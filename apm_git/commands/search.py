@@ -13,7 +13,7 @@ import dataclasses
 
 from apm_git.model import names
 from apm_git.model.vocabulary import SearchMethod
-from apm_git.search import terms
+from apm_git.search import dates, terms
 from apm_git.search.index import Hit, Index, Scope
 from apm_git.search.scan import matched, query_terms, scan_sections
 from apm_git.store.repo import MemoryRepo
@@ -26,12 +26,22 @@ _FIELDS_WITHOUT_TEXT = ("- Tags:", "- Fitness:", "- Source:", "- Archived:", "- 
 class SearchHit:
     entry_id: str | None  # a Dreaming record's id; None for a free-form section
     file: str  # repo-relative
-    line: int
+    line: int  # the best passage's first line
+    last: int  # and its last
+    section: int  # the first line of its section
     heading: str
+    trail: str  # the headings above the section, outermost first, joined by " › "
+    date: str | None  # the nearest date above the passage (its section's heading, an enclosing one, the file name)
     snippet: str
     archived: bool
     score: float
     matched: list[str]
+
+    @property
+    def place(self) -> str:
+        """The heading path, and the date when the path does not show it."""
+        path = f"{self.trail} › {self.heading}" if self.trail else self.heading
+        return path if self.date is None or dated_in(path, self.date) else f"{path} ({self.date})"
 
 
 @dataclasses.dataclass
@@ -69,27 +79,31 @@ def search(
         files, skipped, note = index.refresh.files, index.refresh.skipped, index.refresh.note
     result = SearchResult(query, where, "scan" if scan else "index", [], total, files, skipped, note)
     for hit in found:
+        first, last = hit.lines
         result.hits.append(SearchHit(
-            hit.entry_id, repo.repo_path(hit.path), hit.line, hit.heading, snippet(hit, wanted),
-            hit.path.startswith(f"{names.ARCHIVE}/"), hit.score, matched(hit, wanted),
+            hit.entry_id, repo.repo_path(hit.path), first, last, hit.line, hit.heading, hit.trail, hit.date,
+            snippet(hit, wanted), hit.path.startswith(f"{names.ARCHIVE}/"), hit.score, matched(hit, wanted),
         ))
     return result
 
 
+def dated_in(text: str, date: str) -> bool:
+    """Whether `text` already shows `date` (in any of the forms the index reads)."""
+    return dates.find(text) == date
+
+
 def snippet(hit: Hit, wanted: list[terms.Term]) -> str:
-    """One line of the section around the first match (the first body line when only the heading matched)."""
-    lines = [line.strip().removeprefix("- Body:").strip()
-             for line in hit.text.split("\n")[1 if hit.text.startswith("#") else 0:] if line.strip()]
-    needles = [needle for term in wanted for needle in term.needles()]
+    """One line of the best passage around its first matching word (the first line with text when only the
+    heading matched)."""
+    lines = [line.strip().removeprefix("- Body:").strip() for line in hit.passage_text.split("\n")
+             if line.strip() and not line.lstrip().startswith(_FIELDS_WITHOUT_TEXT)]
+    lines = [line for line in lines if not line.startswith("#")] or lines
     for line in lines:
-        folded = terms.fold(line)
-        positions = [position for position in (folded.find(needle) for needle in needles) if position >= 0]
-        if positions and len(folded) == len(line):
-            return _around(line, min(positions))
-        if positions:
-            return _around(line, 0)
-    plain = [line for line in lines if not line.startswith(_FIELDS_WITHOUT_TEXT)]
-    return _around(plain[0], 0) if plain else hit.heading[:SNIPPET_CHARS]
+        for word in terms.WORD.finditer(line):
+            found = set(terms.tokens(word[0]))
+            if any(term.holds(found) for term in wanted):
+                return _around(line, word.start())
+    return _around(lines[0], 0) if lines else hit.heading[:SNIPPET_CHARS]
 
 
 def _around(line: str, at: int) -> str:

@@ -1,7 +1,9 @@
 """`apm-git setup`: register in `.git/config` what does not travel with a clone (docs/setup.md).
 
 `.gitattributes` travels with the repository, but the diff driver it names and the pre-commit
-hook live in the clone's own `.git/`: a fresh `git clone` has neither until this runs.
+hook live in the clone's own `.git/`: a fresh `git clone` has neither until this runs.  It also moves a
+`.pre-commit-config.yaml` written before `apm-checks` (the checks as separate hooks) to `apm-checks`,
+leaving the change for the person to commit (docs/hook-entry.md).
 """
 from __future__ import annotations
 
@@ -9,8 +11,11 @@ import dataclasses
 from pathlib import Path
 
 from apm_git import git
+from apm_git.model.config import CONFIG_FILE
 from apm_git.operations import precommit
 from apm_git.operations.setup import DIFF_DRIVER, missing, register_merge_driver
+from apm_git.store.atomic import write_atomic
+from apm_git.store.config import load_config, parse_config
 
 
 @dataclasses.dataclass
@@ -30,6 +35,12 @@ def setup(root: Path, *, install: bool = True) -> SetupResult:
     if "the merge driver apm-memory" in lacking:
         register_merge_driver(root)
         result.registered.append("the merge driver apm-memory")
+    config = load_config(root) if (root / CONFIG_FILE).exists() else parse_config("")
+    migrated = precommit.migrated_config(root, config.memory_dir)
+    if migrated is not None:
+        write_atomic(root / precommit.CONFIG, migrated.encode("utf-8"))
+        result.registered.append(f"`apm-checks` in {precommit.CONFIG}, in place of the separate apm hooks "
+                                 "(commit the change)")
     if precommit.register_hook_programs(root):
         result.registered.append("the path of apm-git's hook program (for commits whose PATH lacks it)")
     if install and "the pre-commit hook" in lacking:

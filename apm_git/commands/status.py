@@ -15,7 +15,7 @@ from apm_git.dreaming.due import Due, due_dates
 from apm_git.errors import ApmGitError
 from apm_git.model import names
 from apm_git.model.config import CONFIG_FILE
-from apm_git.model.vocabulary import CheckId, DueStage
+from apm_git.model.vocabulary import CHECK_IDS, CheckId, DueStage
 from apm_git.operations.setup import missing
 from apm_git.store.repo import MemoryRepo
 from apm_git.store.state import load_flush_state, with_quiet_runs
@@ -86,9 +86,9 @@ class StatusResult:
     pending_records: list[PendingRecord] = dataclasses.field(default_factory=list)
 
 
-# Most harmful first: a secret about to leak, memory lost, then shape and size.
-SEVERITY: tuple[CheckId, ...] = ("apm-no-secrets", "apm-no-loss", "apm-append-only", "apm-state-json", "apm-budget",
-                                 "apm-index-fresh", "apm-record-format")
+# Most harmful first: a secret about to leak, memory lost, then shape and size (each check's `severity`; the
+# generated check ids are in that order, docs/checks.md).
+SEVERITY: tuple[CheckId, ...] = CHECK_IDS
 
 
 def status(repo: MemoryRepo) -> StatusResult:

@@ -20,6 +20,7 @@ from apm_git.store.repo import MemoryRepo
 from apm_git.store.writer import write_lock
 
 if TYPE_CHECKING:
+    from apm_git.model.withhold import WithheldSection
     from apm_git.operations.sync_land import Integrated, OverBudget
 
 # Rounds of fetch, merge and push before giving up: a push is rejected only when another writer
@@ -41,7 +42,9 @@ class SyncResult:
     after: str | None = None
     flushed: str | None = None  # the flush commit sync made first, if there was anything to flush
     flush_notes: list[str] = dataclasses.field(default_factory=list)  # entries or files it kept as HEAD has them
-    withheld: list[str] = dataclasses.field(default_factory=list)  # files it left out: suspected secrets, too large
+    withheld: list[str] = dataclasses.field(default_factory=list)  # files not committed as the work tree has them
+    withheld_sections: list[WithheldSection] = dataclasses.field(default_factory=list)  # suspected secrets, left out
+    too_large: list[str] = dataclasses.field(default_factory=list)  # left out whole: too large to check
     integrated: list[Integrated] = dataclasses.field(default_factory=list)
     pushed: bool = False
     push_attempts: int = 0
@@ -116,6 +119,8 @@ def sync(
                 result.flushed = flushed.commit
                 result.flush_notes = list(flushed.notes)
                 result.withheld = list(flushed.withheld)
+                result.withheld_sections = list(flushed.withheld_sections)
+                result.too_large = list(flushed.too_large)
             result.created_branch = theirs is None
             head = git.head(root)
             assert head is not None

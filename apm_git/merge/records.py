@@ -3,7 +3,9 @@
 Fitness merges as counters (`hit_count` = base + both sides' increments, also when both sides
 hold the same hit count, `last_referenced` the later, `decision_value` the side that changed it,
 the higher when both did);
-`[PROVEN]` stays once either side set it; `Tags`, `Merged` and `Conflicts` take the union;
+`[PROVEN]` stays once either side set it; `Tags`, `Merged` and `Conflicts` take the union, item by item
+(`Conflicts` items are separated by `;`, the others by `,`), less a `Conflicts` item of the base that
+one side removed (a conflict settled there);
 the body (`Body` and the lines after the fields) comes from the side that changed it.  When
 both changed the body differently the result is two records, linked by `Conflicts:`.
 """
@@ -174,8 +176,10 @@ def _with_fields(template: Record, base: Record | None, ours: Record, theirs: Re
             continue
         value = _three_way(old.get(name), mine.get(name), other.get(name),
                            _union(name) if name in UNION_FIELDS else (lambda one, two: two if prefer_theirs else one))
-        if name in ("Merged", "Conflicts") and mine.get(name) and other.get(name):
+        if name == "Merged" and mine.get(name) and other.get(name):
             value = _union(name)(mine[name], other[name])  # never drop a name either side recorded
+        elif name == "Conflicts" and mine.get(name) and other.get(name):
+            value = _conflicts(old.get(name), mine[name], other[name])
         if value == have.get(name):
             continue
         record = set_field(record, name, value) if value is not None else _without_field(record, name)
@@ -188,16 +192,32 @@ def _union(name: str) -> Callable[[str | None, str | None], str | None]:
     def both(one: str | None, two: str | None) -> str | None:
         if not one or not two:
             return one or two
-        parts = [part.strip() for part in one.split(separator.strip())]
+        parts = _parts(name, one)
         seen = {_key(name, part) for part in parts}
-        for part in two.split(separator.strip()):
-            part = part.strip()
-            if part and _key(name, part) not in seen:
+        for part in _parts(name, two):
+            if _key(name, part) not in seen:
                 parts.append(part)
                 seen.add(_key(name, part))
-        return separator.join(part for part in parts if part)
+        return separator.join(parts)
 
     return both
+
+
+def _parts(name: str, value: str | None) -> list[str]:
+    """The items of a list field: `Conflicts` is split on `;` (its items hold commas), the others on `,`."""
+    separator = ";" if name == "Conflicts" else ","
+    return [part.strip() for part in (value or "").split(separator) if part.strip()]
+
+
+def _conflicts(base: str | None, ours: str, theirs: str) -> str | None:
+    """Both sides' `Conflicts` items, each once, less an item of the base that either side removed: a
+    conflict settled on one side (`apm-git resolve`) stays settled when the other side only hit the entry."""
+    removed = {_key("Conflicts", part) for part in _parts("Conflicts", base)} - (
+        {_key("Conflicts", part) for part in _parts("Conflicts", ours)}
+        & {_key("Conflicts", part) for part in _parts("Conflicts", theirs)})
+    both = _parts("Conflicts", _union("Conflicts")(ours, theirs))
+    kept = [part for part in both if _key("Conflicts", part) not in removed]
+    return "; ".join(kept) or None
 
 
 def _key(name: str, part: str) -> str:

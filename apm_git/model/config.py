@@ -86,7 +86,14 @@ class OneOf(NamedTuple):
         return None if value in self.words else f"must be one of {self.what}: {', '.join(self.words)}"
 
 
-Rule = Whole | Share | OneOf
+class Switch(NamedTuple):
+    """On or off: YAML's true or false."""
+
+    def problem(self, value: object) -> str | None:
+        return None if isinstance(value, bool) else f"must be true or false (got {shown(value)})"
+
+
+Rule = Whole | Share | OneOf | Switch
 DAYS = Whole(0, MAX_DAYS)
 EVERY_DAYS = Whole(1, MAX_DAYS)
 BUDGET = Whole(1)  # each line budget of `budgets`
@@ -97,7 +104,7 @@ def rules_of(kind: type[Any]) -> dict[str, Rule]:
     apm_git.store.config checks a value in apm.yaml by it, and its message comes from the rule."""
     hints = get_type_hints(kind, include_extras=True)
     return {name: rule for name in kind._fields for rule in getattr(hints[name], "__metadata__", ())
-            if isinstance(rule, (Whole, Share, OneOf))}
+            if isinstance(rule, (Whole, Share, OneOf, Switch))}
 
 
 # --------------------------------------------------------------------------- the settings
@@ -143,6 +150,12 @@ class Load(NamedTuple):
     max_p3_files: Annotated[int, Whole()] = 1
 
 
+class Dreaming(NamedTuple):
+    """`dreaming:` in apm.yaml: whether a consolidation commits at once or proposes (docs/proposals.md)."""
+
+    propose: Annotated[bool, Switch()] = False
+
+
 class Config(NamedTuple):
     """Every setting of apm.yaml.  A scalar setting declares its rule (`Annotated[int, RULE]`, read by
     `rules_of`), a section is a settings class of its own, and the four with a structure of their own
@@ -159,6 +172,7 @@ class Config(NamedTuple):
     journals: Journals = Journals()
     flush: Flush = Flush()
     load: Load = Load()
+    dreaming: Dreaming = Dreaming()
     routing: Mapping[str, str] = MappingProxyType(DEFAULT_ROUTING)
 
     def budget_for(self, rel: str) -> int | None:

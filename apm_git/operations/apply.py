@@ -65,6 +65,19 @@ def commit_run(
 Planned = dict[str, tuple[bytes | None, bytes | None]]  # memory-relative path -> (bytes now, bytes after)
 
 
+def run_contents(repo: MemoryRepo, changes: Changes, stage: str, today: dt.date) -> dict[str, bytes | None]:
+    """What committing `changes` would commit (repo path -> bytes, None: deleted), flush-state.json and the
+    rebuilt INDEX.md included, without committing it: a proposal's commit (operations/proposals.py)."""
+    try:
+        planned = _planned(repo, changes, stage, today)
+    except EditedMeanwhile as error:
+        raise StateError(
+            f"{repo.repo_path(error.rel)} was edited while {stage} ran; nothing was changed — "
+            f"flush that edit if you want it kept, then run `apm-git {stage} --propose` again",
+        ) from None
+    return {repo.repo_path(rel): after for rel, (before, after) in planned.items() if before != after}
+
+
 def _planned(repo: MemoryRepo, changes: Changes, stage: str, today: dt.date) -> Planned:
     """Each touched file's bytes now and after the run (None: no such file)."""
     planned: Planned = {}

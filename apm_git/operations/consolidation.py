@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import functools
 import time
 from collections.abc import Callable, Collection
 from typing import Any, ClassVar, Protocol
@@ -82,8 +83,13 @@ class Stage(Protocol):
     def plan(self, repo: MemoryRepo, today: dt.date, left: Collection[str]) -> Planned: ...
 
 
-def run(repo: MemoryRepo, stage: Stage, *, dry_run: bool = False, force: bool = False) -> StageResult:
-    """Carry out `stage` (see the module's docstring); a dry run plans and says what the guard would do."""
+Propose = Callable[[StageResult, Changes, str, dt.date], None]  # commits the run elsewhere (operations/proposals.py)
+
+
+def run(repo: MemoryRepo, stage: Stage, *, dry_run: bool = False, force: bool = False,
+        propose: Propose | None = None) -> StageResult:
+    """Carry out `stage` (see the module's docstring); a dry run plans and says what the guard would do;
+    `propose` commits the run (result, changes, body, day) in place of step 4, leaving the branch alone."""
     started = time.perf_counter()
     if dry_run:
         finish_pending(repo, wait=False)  # a reader notes an interrupted commit it cannot finish
@@ -103,7 +109,7 @@ def run(repo: MemoryRepo, stage: Stage, *, dry_run: bool = False, force: bool = 
                 result.flushed = flush_locked(repo, trigger="manual", message=f"Flushed before {stage.name}.").commit
             changes = planned.execute()
             if changes is not None:
-                commit_stage(repo, result, changes, planned.body, planned.day)
+                (propose or functools.partial(commit_stage, repo))(result, changes, planned.body, planned.day)
     if result.commit is not None:  # after the lock: a flush never waits for it
         git.gc_auto(repo.root, PACK_LOOSE_OBJECTS)
     result.elapsed = time.perf_counter() - started
@@ -148,8 +154,10 @@ def left_out_note(paths: Collection[str]) -> str:
     """One line: what a run left out (repo-relative paths) and how to resolve it."""
     files = ", ".join(sorted(paths)[:3]) + (f" and {len(paths) - 3} more" if len(paths) > 3 else "")
     return (
-        f"left out {files}: uncommitted (flush withheld it: a suspected secret); remove the secret, or mark a false "
-        "positive with `apm-git allow-secret PATH:LINE` (`apm-git status` shows where), then `apm-git flush`"
+        f"left out {files}: {'it holds' if len(paths) == 1 else 'each holds'} a section with a suspected secret, "
+        "which flush keeps uncommitted; remove the "
+        "secret, or mark a false positive with `apm-git allow-secret PATH:LINE` (`apm-git status` shows where), "
+        "then `apm-git flush`"
     )
 
 

@@ -12,13 +12,13 @@ so it holds nothing of one machine's and asks nothing of a teammate who commits 
 - `apm-checks` runs on every commit (`always_run`: a commit that only deletes memory files reaches no
   hook otherwise), but its entry returns 0 before starting apm-git when no memory path is staged.
 
-An existing config keeps its comments, order and other hooks; hooks it already has (by id, in any
-repo) are never added twice, and an entry an older apm-git wrote (its own absolute path) is brought
+An existing config keeps its comments, order and other hooks; a hook it already has (by id, in any
+repo) is never added twice, and an entry an older apm-git wrote (its own absolute path) is brought
 to this form.
 
-`init` writes one hook, `apm-checks`, which runs all seven checks in one process (docs/hook-entry.md,
-"One hook or seven").  A config that already lists some of the seven hooks by id gets the missing
-ones of those seven instead, so a person who chose separate hooks keeps that choice.
+`init` writes one hook, `apm-checks`, which runs every check in one process (docs/hook-entry.md).
+A config written before it, whose `repo: local` lists the checks as separate hooks, is migrated to
+`apm-checks` by `init` and `setup` (apm_git/operations/hook_migration.py), its other lines untouched.
 """
 from __future__ import annotations
 
@@ -33,9 +33,11 @@ from pathlib import Path
 from typing import Any
 
 from apm_git import git
-from apm_git.checks.manifest import ENTRY, EVERY, HOOKS, RUNNER, Hook, local_hook
+from apm_git.checks.manifest import EVERY, RUNNER, Hook, local_hook
 from apm_git.errors import StateError
 from apm_git.model.config import CONFIG_FILE
+from apm_git.model.vocabulary import CHECK_IDS
+from apm_git.operations import hook_migration
 from apm_git.store.repo import decode
 
 CONFIG = ".pre-commit-config.yaml"
@@ -51,12 +53,66 @@ _OLD_ENTRY = re.compile(r"sh -c 'h=[^;]*; \[ -x \"\$h\" \] \|\| h=(apm-git-hook(
 
 
 def with_apm_hooks(root: Path, memory_dir: str) -> str | None:
-    """The config text with the missing apm hooks added, or None when it already has them all."""
+    """The config text with `apm-checks` added or migrated to, or None when it has it as `init` writes it."""
     path = root / CONFIG
     if not path.exists():
         return HEADER + _dump({"repos": [{"repo": "local", "hooks": _hooks([EVERY], memory_dir)}]}, 2, 4, 2)
-    text = decode(path.read_bytes(), CONFIG)
-    from ruamel.yaml.comments import CommentedMap, CommentedSeq
+    original = decode(path.read_bytes(), CONFIG)
+    text = _migrated(original, memory_dir)
+    data, indent, dash = _load(text)
+    repos: Any = data.get("repos") if isinstance(data, dict) else None
+    if not isinstance(data, dict) or not isinstance(repos, (list, type(None))):
+        raise StateError(f"{CONFIG}: expected a mapping with a `repos:` list; fix it, then run `apm-git init` again")
+    if repos is None:
+        from ruamel.yaml.comments import CommentedSeq
+
+        repos = data["repos"] = CommentedSeq()
+    present = {hook.get("id") for repo in repos if isinstance(repo, dict) for hook in repo.get("hooks") or []
+               if isinstance(hook, dict)}
+    renewed = _renew_old_entries(repos, memory_dir)
+    # A check id left after the migration is in a remote repo (its pinned revision runs it) or a hook the
+    # person wrote: `apm-checks` on top would run those checks twice.
+    if EVERY.id in present or present.intersection(CHECK_IDS):
+        if renewed:
+            return _dump(data, 2 if dash else indent, indent or 2, dash or 0)
+        return text if text != original else None
+    from ruamel.yaml.comments import CommentedMap
+
+    repos.append(CommentedMap(repo="local", hooks=_hooks([EVERY], memory_dir)))
+    repos.yaml_set_comment_before_after_key(len(repos) - 1, before=COMMENT, indent=dash or 0)
+    mapping = 2 if dash else indent
+    return _dump(data, mapping, indent or 2, dash or 0)
+
+
+def migrated_config(root: Path, memory_dir: str) -> str | None:
+    """The config text with its separate apm hooks migrated to `apm-checks` (`setup`), or None when it
+    has none of them (or no config at all)."""
+    path = root / CONFIG
+    if not path.exists():
+        return None
+    original = decode(path.read_bytes(), CONFIG)
+    text = _migrated(original, memory_dir)
+    return text if text != original else None
+
+
+def _migrated(text: str, memory_dir: str) -> str:
+    """`text` with the separate apm hooks of its `repo: local` entries replaced by `apm-checks`."""
+    data, _, _ = _load(text)
+    repos = data.get("repos") if isinstance(data, dict) else None
+    if not hook_migration.old_hooks(repos):
+        return text
+    hook = _hooks([EVERY], memory_dir)[0]
+    edited = hook_migration.migrate_lines(text, repos, _dump([hook], 2, 2, 0).splitlines(keepends=True))
+    if edited is not None:
+        return edited
+    _, indent, dash = _load(text)
+    hook_migration.migrate_data(repos, hook)
+    return _dump(data, 2 if dash else indent, indent or 2, dash or 0)
+
+
+def _load(text: str) -> tuple[Any, int, int]:
+    """The config as ruamel.yaml's round trip reads it, with its mapping indent and its dash offset."""
+    from ruamel.yaml.comments import CommentedMap
     from ruamel.yaml.error import YAMLError
     from ruamel.yaml.util import load_yaml_guess_indent
 
@@ -66,38 +122,7 @@ def with_apm_hooks(root: Path, memory_dir: str) -> str | None:
         mark = getattr(error, "problem_mark", None)
         where = f":{mark.line + 1}" if mark is not None else ""
         raise StateError(f"{CONFIG}{where}: not valid YAML; fix it, then run `apm-git init` again") from None
-    data = CommentedMap() if data is None else data
-    repos: Any = data.get("repos") if isinstance(data, dict) else None
-    if not isinstance(data, dict) or not isinstance(repos, (list, type(None))):
-        raise StateError(f"{CONFIG}: expected a mapping with a `repos:` list; fix it, then run `apm-git init` again")
-    if repos is None:
-        repos = data["repos"] = CommentedSeq()
-    present = {hook.get("id") for repo in repos if isinstance(repo, dict) for hook in repo.get("hooks") or []
-               if isinstance(hook, dict)}
-    missing = _missing(present)
-    renewed = _renew_old_entries(repos, memory_dir)
-    if not missing:
-        return _dump(data, 2 if dash else indent, indent or 2, dash or 0) if renewed else None
-    ours = {hook.id for hook in (*HOOKS, EVERY)}
-    home = next((repo for repo in repos if isinstance(repo, dict) and repo.get("repo") == "local"
-                 and any(isinstance(h, dict) and h.get("id") in ours for h in repo.get("hooks") or [])), None)
-    if home is not None:
-        home["hooks"].extend(_hooks(missing, memory_dir))
-    else:
-        repos.append(CommentedMap(repo="local", hooks=_hooks(missing, memory_dir)))
-        repos.yaml_set_comment_before_after_key(len(repos) - 1, before=COMMENT, indent=dash or 0)
-    mapping = 2 if dash else indent
-    return _dump(data, mapping, indent or 2, dash or 0)
-
-
-def _missing(present: set[Any]) -> list[Any]:
-    """What the config lacks: nothing when it has `apm-checks`; the rest of the seven when it lists
-    some of them; else `apm-checks`."""
-    if EVERY.id in present:
-        return []
-    if any(hook.id in present for hook in HOOKS):
-        return [hook for hook in HOOKS if hook.id not in present]
-    return [EVERY]
+    return (CommentedMap() if data is None else data), indent, dash
 
 
 def _hooks(hooks: Any, memory_dir: str) -> Any:
@@ -109,7 +134,7 @@ def _hooks(hooks: Any, memory_dir: str) -> Any:
 
 def _command_of(hook: Hook, memory_dir: str) -> str:
     """The command of a hook: with the guard when pre-commit runs it on every commit (`always_run`)."""
-    return hook_command(hook.program, memory_dir if "always_run" in hook.options() else None)
+    return hook_command(RUNNER, memory_dir if "always_run" in hook.options() else None)
 
 
 def _readable(hook: dict[str, object]) -> dict[str, object]:
@@ -119,8 +144,8 @@ def _readable(hook: dict[str, object]) -> dict[str, object]:
     return {**hook, "entry": LiteralScalarString(str(hook["entry"]))}
 
 
-def hook_command(program: str = ENTRY, memory_dir: str | None = None) -> str:
-    """How a hook starts `program` (`apm-git-hook`, or `apm-git-hook-run` for `apm-checks`).
+def hook_command(program: str = RUNNER, memory_dir: str | None = None) -> str:
+    """How a hook starts `program` (`apm-git-hook-run`).
 
     A shell line, because pre-commit looks a `language: system` entry up on PATH and `sh` is on every
     PATH: the path this clone registered (`git config apm-git.<program>`), else the program on PATH,
@@ -148,21 +173,22 @@ def _sh_word(text: str) -> str:
 
 
 def register_hook_programs(root: Path) -> list[str]:
-    """Record in the clone's `.git/config` where this apm-git's hook programs are; the keys it changed."""
-    changed = []
-    for program in (RUNNER, ENTRY):
-        script = installed_hook_script(program)
-        key = PROGRAM_KEY.format(program=program)
-        if script is not None and git.config_get(root, key) != script:
-            git.config_set(root, key, script)
-            changed.append(key)
-    return changed
+    """Record in the clone's `.git/config` where this apm-git's hook program is; the keys it changed.
+
+    Only `apm-git-hook-run`: a configuration that still names `apm-git-hook` is migrated by the same
+    `init` or `setup` (an older clone keeps the key an older apm-git set, which names the same program)."""
+    script = installed_hook_script(RUNNER)
+    key = PROGRAM_KEY.format(program=RUNNER)
+    if script is None or git.config_get(root, key) == script:
+        return []
+    git.config_set(root, key, script)
+    return [key]
 
 
 def _renew_old_entries(repos: Any, memory_dir: str) -> bool:
-    """Bring the apm hooks an older apm-git wrote (its absolute path in the entry, `always_run`) to the form
+    """Bring the `apm-checks` hook an older apm-git wrote (its absolute path in the entry) to the form
     `local_hook` writes now; a hook a person wrote another way is left as it is.  Whether any changed."""
-    by_id = {hook.id: hook for hook in (*HOOKS, EVERY)}
+    by_id = {EVERY.id: EVERY}
     renewed = False
     for repo in repos:
         for hook in (repo.get("hooks") or []) if isinstance(repo, dict) and repo.get("repo") == "local" else []:
@@ -181,7 +207,7 @@ def _renew_old_entries(repos: Any, memory_dir: str) -> bool:
     return renewed
 
 
-def installed_hook_script(program: str = ENTRY) -> str | None:
+def installed_hook_script(program: str = RUNNER) -> str | None:
     """The absolute path of `program` installed with this apm-git, or None when there is none."""
     from importlib import metadata
 

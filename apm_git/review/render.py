@@ -6,6 +6,7 @@ import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from apm_git.model.trailers import SUBJECT_PREFIX
 from apm_git.model.vocabulary import ENTRY_STATUSES, RESOLVE
 from apm_git.printable import one_line
 from apm_git.review import classify as cl
@@ -336,4 +337,7 @@ def log_line(commit: CommitInfo) -> str:
     counts = commit.counts()
     # A conflict waits for a person: written as loudly as `diff` writes a loss, first.
     done = ", ".join(f"{'CONFLICT' if key == 'conflicts' else key} {counts[key]}" for key in COUNTED if counts[key])
-    return one_line(f"{when}  {commit.sha[:8]}  {label:<12} {'  '.join(parts)}{'  ' + done if done else ''}")
+    # A person's own words (`flush -m TEXT` makes the subject `memory: flush: TEXT`) close the line.
+    own = f"{SUBJECT_PREFIX}{commit.verb}: "
+    said = f'  "{commit.subject.removeprefix(own)}"' if commit.verb and commit.subject.startswith(own) else ""
+    return one_line(f"{when}  {commit.sha[:8]}  {label:<12} {'  '.join(parts)}{'  ' + done if done else ''}{said}")

@@ -4,8 +4,9 @@ The index is a cache, so whatever happened to its file (gone, truncated, junk by
 table emptied, another format, a folder in its place, read-only) a search answers as a fresh build would:
 
 - Reading takes no lock.  `Place.open` opens the file as it is (never creating it) and checks what is
-  cheap to check: the format number, and that `meta`, `sections` and the full-text table count the same
-  sections (an emptied or half-emptied table shows here).  Damage that shows only in the rows a query
+  cheap to check: the format number, and that `meta` counts as many sections as `sections` holds and as
+  many passages as `passages` and the full-text table hold (an emptied or half-emptied table shows here).
+  Damage that shows only in the rows a query
   returns (NULLs, a malformed page) is caught by the index where it shows.
 - Writing is serialised on `NAME.lock` (flock, as the writer lock): bringing the index up to date and
   building it anew are done by one process at a time; the others wait up to `BUILD_WAIT` seconds and
@@ -29,23 +30,27 @@ from apm_git.search import terms
 from apm_git.store.lock import file_lock, lock_timeout
 from apm_git.store.repo import STATE_DIR, MemoryRepo
 
-VERSION = "3"
-# A section of the archive gets an id from here up, a live one below: "live" and "archived" are then
-# rowid ranges, which FTS5 filters (and ranks within) by itself, without reading a row of `sections`.
+VERSION = "4"  # 4: passages, analysed text, dates
+# A passage of the archive gets an id from here up, a live one below: "live" and "archived" are then
+# rowid ranges, which FTS5 filters (and ranks within) by itself, without reading a row of `passages`.
 ARCHIVE_IDS = 1 << 40
-WEIGHTS = "bm25(4.0, 1.0, 2.0)"  # heading, body, place (the file's path and the headings above the section)
+WEIGHTS = "bm25(4.0, 1.0, 2.0)"  # heading, body, place (the file's path, the headings above, the tags)
 BUILD_WAIT = 10.0  # seconds a search waits for another process building the index, then builds its own in memory
 BUSY_SECONDS = 10.0  # how long SQLite waits for a writer's commit before it reports the database busy
 SCHEMA = f"""
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE files(path TEXT PRIMARY KEY, blob TEXT NOT NULL, size INTEGER, mtime INTEGER);
 CREATE TABLE sections(id INTEGER PRIMARY KEY, path TEXT NOT NULL, line INTEGER, last INTEGER,
-                      heading TEXT, trail TEXT, entry_id TEXT, text TEXT);
+                      heading TEXT, trail TEXT, entry_id TEXT, date TEXT, text TEXT);
 CREATE INDEX sections_path ON sections(path);
+CREATE TABLE passages(id INTEGER PRIMARY KEY, section INTEGER NOT NULL, path TEXT NOT NULL, line INTEGER,
+                      last INTEGER);
+CREATE INDEX passages_path ON passages(path);
 CREATE VIRTUAL TABLE fts USING fts5(heading, body, place, tokenize='{terms.TOKENIZER}');
 INSERT INTO fts(fts, rank) VALUES ('rank', '{WEIGHTS}');
 INSERT INTO meta VALUES ('version', '{VERSION}');
-INSERT INTO meta VALUES ('sections', '0')
+INSERT INTO meta VALUES ('sections', '0');
+INSERT INTO meta VALUES ('passages', '0')
 """
 # Device and inode: the same file, even after updates in place (a rebuild is a new file).  An inode
 # reused by a later rebuild can only make a process rebuild once more, never keep a damaged file.
@@ -69,12 +74,13 @@ def _check(db: sqlite3.Connection) -> str | None:
     row = db.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
     if row is None or row[0] != VERSION:
         return "the index had another format"
-    noted, sections, searchable = db.execute(
+    noted, sections, passages, stored, searchable = db.execute(
         "SELECT (SELECT value FROM meta WHERE key = 'sections'), (SELECT count(*) FROM sections), "
+        "(SELECT value FROM meta WHERE key = 'passages'), (SELECT count(*) FROM passages), "
         "(SELECT count(*) FROM fts_docsize)").fetchone()
-    if not noted == str(sections) == str(searchable):
-        return (f"the index's tables disagreed ({noted} sections noted, {sections} stored, "
-                f"{searchable} in the full-text table)")
+    if noted != str(sections) or not passages == str(stored) == str(searchable):
+        return (f"the index's tables disagreed ({noted} sections noted, {sections} stored; {passages} passages "
+                f"noted, {stored} stored, {searchable} in the full-text table)")
     return None
 
 

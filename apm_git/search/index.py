@@ -22,20 +22,22 @@ import dataclasses
 import os
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TypeVar
 
 from apm_git.errors import ApmGitError, LockTimeout, NoFts5, TooLarge, UnreadableFile, describe_os_error
 from apm_git.model import names
 from apm_git.model.groups import check_group_name
 from apm_git.model.limits import MAX_FILE_BYTES
-from apm_git.search import sections, terms
+from apm_git.search import boiler, passages, sections, terms
 from apm_git.search.cache import ARCHIVE_IDS, Identity, Place, in_memory
 from apm_git.store.blob import blob_id
 from apm_git.store.odd_names import skipped
 from apm_git.store.repo import MemoryRepo, decode
 
 ENV_FTS5 = "APM_GIT_FTS5"  # "off": behave as on a platform whose SQLite lacks FTS5
+_T = TypeVar("_T")
 RACY_NS = 2_000_000_000  # a file changed this recently may change again within the same mtime
 
 
@@ -100,15 +102,30 @@ def _walk(base: Path, prefix: str, skip_top: set[str]) -> Iterator[tuple[str, os
 
 @dataclasses.dataclass(frozen=True)
 class Hit:
-    id: int
+    """A section and the passage of it that matched best (or, from `Index.passages`, one of its passages)."""
+
+    id: int  # the section's
     path: str  # memory-relative
-    line: int
-    last: int
+    line: int  # the section's first line
+    last: int  # the section's last line
     heading: str
-    trail: str
+    trail: str  # the headings above it, outermost first, joined by " › "
     entry_id: str | None
-    text: str
+    text: str  # the section's text
     score: float  # higher is better
+    date: str | None = None  # the nearest date above the section (YYYY-MM-DD)
+    passage: tuple[int, int] | None = None  # the passage's first and last line; None: the whole section
+
+    @property
+    def lines(self) -> tuple[int, int]:
+        return self.passage or (self.line, self.last)
+
+    @property
+    def passage_text(self) -> str:
+        if self.passage is None:
+            return self.text
+        lines = self.text.split("\n")
+        return "\n".join(lines[self.passage[0] - self.line:self.passage[1] - self.line + 1])
 
 
 @dataclasses.dataclass
@@ -233,6 +250,7 @@ class Index:
             self._apply(db, current, known, restat)
             if db.in_transaction:
                 db.execute("UPDATE meta SET value = (SELECT count(*) FROM sections) WHERE key = 'sections'")
+                db.execute("UPDATE meta SET value = (SELECT count(*) FROM passages) WHERE key = 'passages'")
                 db.execute("COMMIT")
         except BaseException:
             _rollback(db)
@@ -284,15 +302,26 @@ class Index:
 
     def search(self, wanted: list[terms.Term], *, limit: int, archive: bool | None = None,
                under: str | None = None, alike: bool = False) -> tuple[list[Hit], int]:
-        """The best `limit` sections for the terms, and how many matched in all.  `archive`: True for the
-        archive only, False for live memory only, None for both, live sections first unless `alike` (one
-        ranking, a live section first on an equal score); `under`: a folder prefix.  Damage the query meets
-        is healed (the index rebuilt, then built in memory) and the query run again."""
+        """The best `limit` sections for the terms, each with its best passage, and how many sections matched in
+        all.  A section ranks by its best passage.  `archive`: True for the archive only, False for live memory
+        only, None for both, live sections first unless `alike` (one ranking, a live section first on an equal
+        score); `under`: a folder prefix.  Damage the query meets is healed (the index rebuilt, then built in
+        memory) and the query run again."""
         if not wanted:
             return [], 0
+        return self._healing(lambda: self._sections(wanted, limit, archive, under, alike))
+
+    def passages(self, wanted: list[terms.Term], *, limit: int, archive: bool | None = None,
+                 under: str | None = None) -> list[Hit]:
+        """The best `limit` passages for the terms, across sections and files, in rank order."""
+        if not wanted:
+            return []
+        return self._healing(lambda: self._hits(self._ranked(wanted, limit, archive, under, alike=False)))
+
+    def _healing(self, query: Callable[[], _T]) -> _T:
         for attempt in range(3):
             try:
-                return self._search(wanted, limit, archive, under, alike)
+                return query()
             except sqlite3.DatabaseError as error:
                 if attempt == 2:
                     raise
@@ -301,16 +330,36 @@ class Index:
                 self.db = self._connect(damaged=why) if attempt == 0 else self._in_memory(why)
         raise AssertionError("unreachable")
 
-    def _search(self, wanted: list[terms.Term], limit: int, archive: bool | None, under: str | None,
-                alike: bool) -> tuple[list[Hit], int]:
-        live, archived = f"fts.rowid < {ARCHIVE_IDS}", f"fts.rowid >= {ARCHIVE_IDS}"
+    def _sections(self, wanted: list[terms.Term], limit: int, archive: bool | None, under: str | None,
+                  alike: bool) -> tuple[list[Hit], int]:
+        count = limit * 4 + 16
+        while True:
+            rows = self._ranked(wanted, count, archive, under, alike)
+            best = self._hits(rows, one_per_section=True)
+            if len(best) >= limit or len(rows) < count:
+                break
+            count *= 4
+        join, where, args = self._where(wanted, archive, under)
+        total = self.db.execute(f"SELECT count(DISTINCT p.section) FROM fts JOIN passages p ON p.id = fts.rowid{join} "
+                                f"WHERE {' AND '.join(where)}", args).fetchone()[0]
+        return best[:limit], total
+
+    @staticmethod
+    def _where(wanted: list[terms.Term], archive: bool | None, under: str | None) -> tuple[str, list[str], list[str]]:
         join, where, args = "", ["fts MATCH ?"], [terms.match_expression(wanted)]
         if archive is not None:
-            where.append(archived if archive else live)
+            where.append(f"fts.rowid >= {ARCHIVE_IDS}" if archive else f"fts.rowid < {ARCHIVE_IDS}")
         if under is not None:
-            join = " JOIN sections s ON s.id = fts.rowid"
-            where.append("s.path LIKE ? ESCAPE '\\'")
+            join = " JOIN passages u ON u.id = fts.rowid"
+            where.append("u.path LIKE ? ESCAPE '\\'")
             args.append(under.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%")
+        return join, where, args
+
+    def _ranked(self, wanted: list[terms.Term], count: int, archive: bool | None, under: str | None,
+                alike: bool) -> list[tuple[int, float]]:
+        """(passage id, rank) of the best `count` passages: live ones first unless `alike` or `archive` is set."""
+        live, archived = f"fts.rowid < {ARCHIVE_IDS}", f"fts.rowid >= {ARCHIVE_IDS}"
+        join, where, args = self._where(wanted, archive, under)
 
         def ranked(extra: str | None, order: str, count: int) -> list[tuple[int, float]]:
             condition = " AND ".join([*where, extra] if extra else where)
@@ -318,21 +367,34 @@ class Index:
                                    "LIMIT ?", (*args, count)).fetchall()
 
         if archive is None and not alike:  # FTS5 ranks each range itself: the archive only when live runs short
-            rows = ranked(live, "rank", limit)
-            if len(rows) < limit:
-                rows += ranked(archived, "rank", limit - len(rows))
-        elif archive is None:
-            rows = ranked(None, f"round(rank, 3), {archived}, rank", limit)
-        else:
-            rows = ranked(None, "rank", limit)
-        total = self.db.execute(f"SELECT count(*) FROM fts{join} WHERE {' AND '.join(where)}", args).fetchone()[0]
+            rows = ranked(live, "rank", count)
+            if len(rows) < count:
+                rows += ranked(archived, "rank", count - len(rows))
+            return rows
+        if archive is None:
+            return ranked(None, f"round(rank, 3), {archived}, rank", count)
+        return ranked(None, "rank", count)
+
+    def _hits(self, rows: list[tuple[int, float]], *, one_per_section: bool = False) -> list[Hit]:
+        """The passages of `rows` with their sections, in the order of `rows` (the first of each section only)."""
         ids = [row[0] for row in rows]
+        if not ids:
+            return []
+        marks = ", ".join("?" * len(ids))
         found = {row[0]: row for row in self.db.execute(
-            "SELECT id, path, line, last, heading, trail, entry_id, text FROM sections "
-            f"WHERE id IN ({', '.join('?' * len(ids))})", ids)} if ids else {}
+            "SELECT p.id, p.line, p.last, s.id, s.path, s.line, s.last, s.heading, s.trail, s.entry_id, s.text, "
+            f"s.date FROM passages p JOIN sections s ON s.id = p.section WHERE p.id IN ({marks})", ids)}
         if len(found) != len(ids):
-            raise sqlite3.DatabaseError("the full-text table names a section the index does not hold")
-        return [_hit(found[id_], round(-score, 3)) for id_, score in rows], total
+            raise sqlite3.DatabaseError("the full-text table names a passage the index does not hold")
+        hits: list[Hit] = []
+        seen: set[object] = set()
+        for id_, rank in rows:
+            row = found[id_]
+            if one_per_section and row[3] in seen:
+                continue
+            seen.add(row[3])
+            hits.append(_hit(row, round(-rank, 3)))
+        return hits
 
 
 def _rollback(db: sqlite3.Connection) -> None:
@@ -348,38 +410,45 @@ def _begin(db: sqlite3.Connection) -> None:
 
 def _forget(db: sqlite3.Connection, path: str) -> None:
     _begin(db)
-    db.execute("DELETE FROM fts WHERE rowid IN (SELECT id FROM sections WHERE path IS ?)", (path,))
+    db.execute("DELETE FROM fts WHERE rowid IN (SELECT id FROM passages WHERE path IS ?)", (path,))
+    db.execute("DELETE FROM passages WHERE path IS ?", (path,))
     db.execute("DELETE FROM sections WHERE path IS ?", (path,))
     db.execute("DELETE FROM files WHERE path IS ?", (path,))
 
 
 def _add(db: sqlite3.Connection, path: str, text: str) -> None:
-    found = sections.split(text, path)
+    found = [section for section in sections.split(text, path) if not boiler.untouched(section)]
     if not found:
         return
     _begin(db)
-    place = path.replace("/", " ").replace("-", " ").replace("_", " ").removesuffix(".md")
+    place = sections.place_of(path)
+    section_id = db.execute("SELECT coalesce(max(id), 0) + 1 FROM sections").fetchone()[0]
     if path.startswith(f"{names.ARCHIVE}/"):
-        first = db.execute("SELECT coalesce(max(id), ?) + 1 FROM sections WHERE id >= ?",
+        first = db.execute("SELECT coalesce(max(id), ?) + 1 FROM passages WHERE id >= ?",
                            (ARCHIVE_IDS - 1, ARCHIVE_IDS)).fetchone()[0]
     else:
-        first = db.execute("SELECT coalesce(max(id), 0) + 1 FROM sections WHERE id < ?", (ARCHIVE_IDS,)).fetchone()[0]
-    ids = range(first, first + len(found))
-    db.executemany(
-        "INSERT INTO sections(id, path, line, last, heading, trail, entry_id, text) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-        [(id_, path, section.line, section.end, section.heading, section.trail, section.entry_id, section.text)
-         for id_, section in zip(ids, found, strict=True)],
-    )
-    db.executemany(
-        "INSERT INTO fts(rowid, heading, body, place) VALUES (?, ?, ?, ?)",
-        [(id_, terms.fts_text(section.heading), terms.fts_text(section.text),
-          terms.fts_text(f"{place} {section.trail}")) for id_, section in zip(ids, found, strict=True)],
-    )
+        first = db.execute("SELECT coalesce(max(id), 0) + 1 FROM passages WHERE id < ?", (ARCHIVE_IDS,)).fetchone()[0]
+    section_rows, passage_rows, fts_rows = [], [], []
+    for id_, section in enumerate(found, start=section_id):
+        section_rows.append((id_, path, section.line, section.end, section.heading, section.trail, section.entry_id,
+                             section.date, section.text))
+        heading, where = terms.fts_text(section.heading), terms.fts_text(f"{place} {section.trail}")
+        for passage in passages.split(section):
+            passage_rows.append((first, id_, path, passage.line, passage.last))
+            labels = f" {terms.fts_text(passage.labels)}" if passage.labels else ""
+            fts_rows.append((first, heading, terms.fts_text(passage.content), where + labels))
+            first += 1
+    db.executemany("INSERT INTO sections(id, path, line, last, heading, trail, entry_id, date, text) "
+                   "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", section_rows)
+    db.executemany("INSERT INTO passages(id, section, path, line, last) VALUES (?, ?, ?, ?, ?)", passage_rows)
+    db.executemany("INSERT INTO fts(rowid, heading, body, place) VALUES (?, ?, ?, ?)", fts_rows)
 
 
 def _hit(row: tuple[object, ...], score: float) -> Hit:
-    id_, path, line, last, heading, trail, entry_id, text = row
+    _, first, last_line, id_, path, line, last, heading, trail, entry_id, text, date = row
     if not (isinstance(id_, int) and isinstance(path, str) and isinstance(line, int) and isinstance(last, int)
-            and isinstance(heading, str) and isinstance(trail, str) and isinstance(text, str)):
+            and isinstance(heading, str) and isinstance(trail, str) and isinstance(text, str)
+            and isinstance(first, int) and isinstance(last_line, int) and (date is None or isinstance(date, str))):
         raise sqlite3.DatabaseError(f"a section of the index holds NULL or a value of the wrong type (id {id_})")
-    return Hit(id_, path, line, last, heading, trail, entry_id if isinstance(entry_id, str) else None, text, score)
+    return Hit(id_, path, line, last, heading, trail, entry_id if isinstance(entry_id, str) else None, text, score,
+               date, (first, last_line))

@@ -1,13 +1,14 @@
-"""The query's words, which of them a section holds, and the plain scan of every file (where SQLite has no
+"""The query's words, which of them a passage holds, and the plain scan of every file (where SQLite has no
 FTS5).  `search`, `load` and `recall` use them."""
 from __future__ import annotations
 
 import math
+from collections import Counter
 
 from apm_git.errors import TooLarge, UnreadableFile, UsageError
 from apm_git.model import names
 from apm_git.model.limits import MAX_FILE_BYTES
-from apm_git.search import sections, terms
+from apm_git.search import boiler, passages, sections, terms
 from apm_git.search.index import Hit, Scope
 from apm_git.store.repo import MemoryRepo, decode
 
@@ -19,21 +20,24 @@ def query_terms(query: str) -> list[terms.Term]:
     return wanted
 
 
-def matched(hit: Hit, wanted: list[terms.Term]) -> list[str]:
-    """The query's words that the section holds."""
-    folded = terms.fold(f"{hit.trail} {hit.heading}\n{hit.text}")
-    return [term.word for term in wanted if any(needle in folded for needle in term.needles())]
+def matched(hit: Hit, wanted: list[terms.Term], *, whole: bool = False) -> list[str]:
+    """The query's words that the hit's passage (its section, when `whole`) holds, with its heading, the headings
+    above and the file's path."""
+    content, labels = passages.matchable((hit.text if whole else hit.passage_text).split("\n"))
+    found = set(terms.tokens(f"{sections.place_of(hit.path)} {hit.trail} {hit.heading} {labels}\n{content}"))
+    return [term.word for term in wanted if term.holds(found)]
 
 
 def scan_sections(
     repo: MemoryRepo, scope: Scope, wanted: list[terms.Term], *, limit: int, archive: bool | None = None,
-    under: str | None = None, alike: bool = False,
+    under: str | None = None, alike: bool = False, per_section: bool = True,
 ) -> tuple[list[Hit], int, int, list[str]]:
-    """The plain scan: every file of the scope read and split; (best hits, total, files, skipped).  `archive`,
-    `under` and `alike` as for `Index.search`: live sections first unless `alike`, when only a tie puts a
-    live section first."""
+    """The plain scan: every file of the scope read and split; (best hits, sections matched, files, skipped).
+    A passage ranks by how many of the query's words it holds, then by their occurrences (heading ×4); a
+    section by its best passage (`per_section`), or every passage on its own.  `archive`, `under` and `alike`
+    as for `Index.search`: live passages first unless `alike`, when only a tie puts a live one first."""
     scored: list[tuple[tuple[float, ...], Hit]] = []
-    files, skipped = 0, []
+    files, skipped, sections_matched = 0, [], 0
     for path, stat in scope.files(repo):
         archived = path.startswith(f"{names.ARCHIVE}/")
         if (archive is not None and archived != archive) or (under and not path.startswith(under)):
@@ -49,22 +53,35 @@ def scan_sections(
         except OSError as error:
             skipped.append(f"{repo.repo_path(path)}: {error.strerror}")
             continue
-        folded_file = terms.fold(text)
-        if not any(needle in folded_file for term in wanted for needle in term.needles()):
+        found_file = set(terms.tokens(text))
+        if not any(term.holds(found_file) for term in wanted):
             continue
         for number, section in enumerate(sections.split(text, path)):
-            head = terms.fold(f"{section.trail} {section.heading}")
-            body = terms.fold(section.text)
-            count, score = 0, 0.0
-            for term in wanted:
-                hits = sum(4 * head.count(needle) + body.count(needle) for needle in term.needles())
-                if hits:
-                    count += 1
-                    score += 1 + math.log(hits)
-            if count:
-                hit = Hit(number, path, section.line, section.end, section.heading, section.trail,
-                          section.entry_id, section.text, round(score, 3))
-                match = (count, hit.score)
-                scored.append(((*match, not archived) if alike else (not archived, *match), hit))
+            if boiler.untouched(section):
+                continue
+            head = Counter(terms.tokens(f"{section.heading} {sections.place_of(path)} {section.trail}"))
+            best: list[tuple[tuple[float, ...], Hit]] = []
+            for passage in passages.split(section):
+                body = Counter(terms.tokens(f"{passage.content} {passage.labels}"))
+                count, score = 0, 0.0
+                for term in wanted:
+                    hits = 4 * _occurrences(head, term) + _occurrences(body, term)
+                    if hits:
+                        count += 1
+                        score += 1 + math.log(hits)
+                if count:
+                    hit = Hit(number, path, section.line, section.end, section.heading, section.trail,
+                              section.entry_id, section.text, round(score, 3), section.date,
+                              (passage.line, passage.last))
+                    match = (count, hit.score)
+                    best.append(((*match, not archived) if alike else (not archived, *match), hit))
+            if best:
+                sections_matched += 1
+                scored += [max(best, key=lambda item: item[0])] if per_section else best
     scored.sort(key=lambda item: item[0], reverse=True)
-    return [hit for _, hit in scored[:limit]], len(scored), files, skipped
+    return [hit for _, hit in scored[:limit]], sections_matched, files, skipped
+
+
+def _occurrences(found: Counter[str], term: terms.Term) -> int:
+    return sum(found[token] for token in term.exact) + sum(
+        count for token, count in found.items() if any(token.startswith(prefix) for prefix in term.prefixes))

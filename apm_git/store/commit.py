@@ -1,7 +1,7 @@
 """apm-git's own commits: the message of docs/design.md 7, dated by the apm-git clock, landed through a journal."""
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from apm_git import clock, git
 from apm_git.model import trailers as trailer_model
@@ -19,6 +19,7 @@ def commit(
     *,
     contents: Mapping[str, bytes | None] | None = None,
     updates: Sequence[landing.Update] = (),
+    before_landing: Callable[[str], None] | None = None,
 ) -> str:
     """Commit exactly the repo-relative `paths` on top of HEAD; anything else the user staged stays staged.
 
@@ -27,12 +28,15 @@ def commit(
     consolidation writes nothing before that).  The caller holds the write lock.  The commit is
     built apart from the user's index, and a failure before the branch moves (signing, a full
     disk, a lock, HEAD moved meanwhile) leaves the index and the work tree exactly as they were.
+    `before_landing` sees the built commit before the branch moves, and may refuse it by raising.
     """
     text = trailer_model.message(subject, [*trailers, clone_trailer(repo.git_dir)], body)
     env = clock.git_date_env()
     parent = git.head(repo.root)
     built = git.build_commit(repo.root, repo.git_dir, parent, list(paths), text, contents=contents, env=env)
     note_identity(repo, built)
+    if before_landing is not None:
+        before_landing(built.commit)
     from_worktree = [path for path in paths if path not in (contents or {})]
     landing.land(repo, built, parent, text.split("\n", 1)[0], updates=updates, from_worktree=from_worktree, env=env)
     return built.commit

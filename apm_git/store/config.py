@@ -20,6 +20,7 @@ from apm_git.model.config import (
     KINDS,
     Config,
     DeepSleep,
+    Dreaming,
     Flush,
     Journals,
     Load,
@@ -43,6 +44,7 @@ _SECTIONS: dict[str, type[Any]] = {
     "journals": Journals,
     "flush": Flush,
     "load": Load,
+    "dreaming": Dreaming,
 }
 
 

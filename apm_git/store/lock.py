@@ -15,9 +15,12 @@ import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from apm_git.errors import LockTimeout, OsFailure, StateError, describe_os_error
-from apm_git.store.repo import STATE_DIR, MemoryRepo
+
+if TYPE_CHECKING:  # the snapshot hook of a tracked folder takes `file_lock` without a memory repository
+    from apm_git.store.repo import MemoryRepo
 
 ENV_TIMEOUT = "APM_GIT_LOCK_TIMEOUT"
 DEFAULT_TIMEOUT = 30.0
@@ -36,6 +39,8 @@ def check_writable(repo: MemoryRepo) -> None:
     try:
         state_dir = repo.state_dir
     except OSError as error:
+        from apm_git.store.repo import STATE_DIR
+
         raise OsFailure.of(error, repo.git_dir / STATE_DIR) from None
     objects = repo.git_dir / "objects"
     for folder in (repo.memory, repo.git_dir, objects, state_dir):

@@ -1,4 +1,4 @@
-"""`apm-git-hook`: one hook per process; the first computes, the others answer from its findings without Python."""
+"""`apm-git-hook-run`: `apm-checks` runs every check in one process; a check's own id runs that check alone."""
 from __future__ import annotations
 
 import os
@@ -6,32 +6,26 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
-from apm_git import __version__
-from apm_git.operations.hook_run import FORMAT, STAMP
 from apm_git.store.repo import MemoryRepo
-from hatch_build import stamped
 from tests.conftest import Ran, git
 
-ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
-HOOK = str(BIN / "apm-git-hook")
+HOOK = str(BIN / "apm-git-hook-run")
+OLD_NAME = str(BIN / "apm-git-hook")  # what configurations written before `apm-checks` run
 
 
-def hook(root: Path, *args: str, runner: Path | None = None, env: dict[str, str] | None = None) -> Ran:
-    extra = {"APM_GIT_HOOK_RUN": str(runner)} if runner else {}
-    proc = subprocess.run((HOOK, *args), cwd=root, capture_output=True, text=True, check=False,
-                          env={**os.environ, **extra, **(env or {})})
+def hook(root: Path, *args: str, env: dict[str, str] | None = None, program: str = HOOK) -> Ran:
+    proc = subprocess.run((program, *args), cwd=root, capture_output=True, text=True, check=False,
+                          env={**os.environ, **(env or {})})
     return Ran(proc.returncode, proc.stdout, proc.stderr)
 
 
-def no_python(tmp_path: Path) -> Path:
-    """A stand-in for apm-git-hook-run that says it was started: the fast path must not start it."""
-    stub = tmp_path / "stub-run"
-    stub.write_text("#!/bin/sh\necho 'python was started'\nexit 99\n")
-    stub.chmod(0o755)
-    return stub
+def state(repo: MemoryRepo) -> dict[str, bytes]:
+    """apm-git's files in the git dir but the entry-id cache every reader keeps: a hook stores nothing for
+    the next hook."""
+    folder = repo.git_dir / "apm-git"
+    return {str(path): path.read_bytes() for path in sorted(folder.rglob("*"))
+            if path.is_file() and path.name != "entries.cache"}
 
 
 def stage_broken_record(repo: MemoryRepo) -> None:
@@ -44,11 +38,10 @@ BROKEN = "memory/lessons.md:7: apm-record-format: missing field '- Fitness:' (fi
 
 
 def test_usage_errors(repo: MemoryRepo, tmp_path: Path) -> None:
-    stage_broken_record(repo)
-    assert hook(repo.root, "apm-budget", "memory/lessons.md").exit_code == 0  # leaves findings behind
-    for args in ((), ("apm-nothing",)):
+    for args in ((), ("apm-nothing",), ("apm-git-hook",)):
         ran = hook(repo.root, *args)
-        assert ran.exit_code == 2 and ran.stderr.startswith("usage: apm-git-hook HOOK-ID"), args
+        assert ran.exit_code == 2 and ran.stderr.startswith("usage: apm-git-hook-run HOOK-ID"), args
+        assert "apm-checks, apm-no-secrets" in ran.stderr
     outside = tmp_path / "plain"
     outside.mkdir()
     git(outside, "init", "-q")
@@ -56,17 +49,29 @@ def test_usage_errors(repo: MemoryRepo, tmp_path: Path) -> None:
     assert ran.exit_code == 3 and "not a memory repository" in ran.stderr and len(ran.stderr.splitlines()) == 1
 
 
-def test_the_first_hook_computes_and_the_others_answer_without_python(repo: MemoryRepo, tmp_path: Path) -> None:
+def test_a_check_id_runs_that_check_alone_and_stores_nothing(repo: MemoryRepo) -> None:
+    """The old per-check hook ids are aliases: each runs its own check, with no findings left for the next."""
+    (repo.memory / "people.md").write_text("# People\n" + "- x\n" * 150)
+    git(repo.root, "commit", "-qam", "over budget, committed without checks")
     stage_broken_record(repo)
-    first = hook(repo.root, "apm-budget", "memory/lessons.md")
-    assert (first.exit_code, first.stdout) == (0, "")
-    assert (repo.git_dir / "apm-git" / "hook-findings").is_file()
-    stub = no_python(tmp_path)
-    ran = hook(repo.root, "apm-record-format", "memory/lessons.md", runner=stub)
-    assert (ran.exit_code, ran.stdout) == (1, BROKEN)
-    for hook_id in ("apm-no-loss", "apm-append-only", "apm-index-fresh"):
-        assert hook(repo.root, hook_id, runner=stub) == Ran(0, "", ""), hook_id
-    assert hook(repo.root, "apm-no-secrets", "memory/lessons.md", "src/app.py", runner=stub).exit_code == 0
+    before = state(repo)
+    files = ("memory/lessons.md", "memory/people.md")
+    assert hook(repo.root, "apm-record-format", *files) == Ran(1, BROKEN, "")
+    budget = hook(repo.root, "apm-budget", *files)
+    assert budget.exit_code == 1 and budget.stdout.startswith("memory/people.md:101: apm-budget: 151/100 lines")
+    assert len(budget.stdout.splitlines()) == 1
+    for hook_id in ("apm-no-loss", "apm-append-only", "apm-index-fresh", "apm-state-json", "apm-no-secrets"):
+        assert hook(repo.root, hook_id, *files) == Ran(0, "", ""), hook_id
+    assert hook(repo.root, "apm-budget", "memory/lessons.md") == Ran(0, "", "")  # per file: only the files given
+    assert state(repo) == before
+
+
+def test_the_old_program_name_runs_the_same_hook(repo: MemoryRepo) -> None:
+    """A configuration written before `apm-checks` names `apm-git-hook`: the same program, no sh, no cache."""
+    stage_broken_record(repo)
+    assert hook(repo.root, "apm-record-format", "memory/lessons.md", program=OLD_NAME) == Ran(1, BROKEN, "")
+    assert hook(repo.root, "apm-checks", "memory/lessons.md", program=OLD_NAME) == Ran(1, BROKEN, "")
+    assert Path(OLD_NAME).read_text() == Path(HOOK).read_text()  # both console scripts of hook_run:main
 
 
 def test_apm_checks_prints_every_check_and_stores_nothing(repo: MemoryRepo, tmp_path: Path) -> None:
@@ -75,7 +80,6 @@ def test_apm_checks_prints_every_check_and_stores_nothing(repo: MemoryRepo, tmp_
     stage_broken_record(repo)
     ran = hook(repo.root, "apm-checks", "memory/lessons.md")  # the per-file checks look at the files given
     assert (ran.exit_code, ran.stdout) == (1, BROKEN)
-    assert not (repo.git_dir / "apm-git" / "hook-findings").exists()
     ran = hook(repo.root, "apm-checks", "memory/lessons.md", "memory/people.md")  # as with --all-files
     lines = ran.stdout.splitlines()
     assert ran.exit_code == 1 and len(lines) == 2 and BROKEN.strip() in lines
@@ -94,7 +98,7 @@ def test_apm_checks_before_the_first_commit(repo: MemoryRepo) -> None:
     assert (ran.exit_code, ran.stdout, ran.stderr) == (1, BROKEN, "")
 
 
-def test_a_new_staged_state_is_checked_afresh(repo: MemoryRepo, tmp_path: Path) -> None:
+def test_a_new_staged_state_is_checked_afresh(repo: MemoryRepo) -> None:
     stage_broken_record(repo)
     assert hook(repo.root, "apm-record-format", "memory/lessons.md").stdout == BROKEN
     path = repo.memory / "lessons.md"
@@ -103,23 +107,7 @@ def test_a_new_staged_state_is_checked_afresh(repo: MemoryRepo, tmp_path: Path) 
     ran = hook(repo.root, "apm-record-format", "memory/lessons.md")
     assert ran.exit_code == 1 and ran.stdout == BROKEN  # the fix is not staged: the commit would hold the break
     git(repo.root, "add", "-A")
-    assert hook(repo.root, "apm-record-format", "memory/lessons.md", runner=no_python(tmp_path)).exit_code == 99
     assert hook(repo.root, "apm-record-format", "memory/lessons.md") == Ran(0, "", "")
-    (repo.root / "apm.yaml").write_text((repo.root / "apm.yaml").read_text() + "\n# edited\n")
-    assert hook(repo.root, "apm-record-format", "memory/lessons.md", runner=no_python(tmp_path)).exit_code == 99
-
-
-def test_files_beyond_the_checked_ones_are_computed(repo: MemoryRepo, tmp_path: Path) -> None:
-    (repo.memory / "people.md").write_text("# People\n" + "- x\n" * 150)
-    git(repo.root, "commit", "-qam", "over budget, committed without checks")
-    stage_broken_record(repo)
-    assert hook(repo.root, "apm-budget", "memory/lessons.md").exit_code == 0
-    assert hook(repo.root, "apm-budget", "memory/lessons.md", "memory/people.md",
-                runner=no_python(tmp_path)).exit_code == 99
-    ran = hook(repo.root, "apm-budget", "memory/lessons.md", "memory/people.md")  # as with --all-files
-    assert ran.exit_code == 1 and ran.stdout.startswith("memory/people.md:101: apm-budget: 151/100 lines")
-    ran = hook(repo.root, "apm-budget", "memory/people.md", runner=no_python(tmp_path))
-    assert ran.exit_code == 1 and "151/100 lines" in ran.stdout
 
 
 def test_hook_reads_the_index_that_git_commit_hands_it(repo: MemoryRepo) -> None:
@@ -142,29 +130,7 @@ def test_the_runner_imports_no_dataclasses(repo: MemoryRepo) -> None:
     code = ("import sys\nfrom apm_git.operations.hook_run import main\n"
             "code = main(['apm-checks', 'memory/lessons.md'])\n"
             "print(code, sorted(name for name in ('dataclasses', 'inspect', 'click') if name in sys.modules))\n")
-    proc = subprocess.run((sys.executable, "-c", code), cwd=repo.root, capture_output=True, text=True, check=False)
-    assert proc.stdout.endswith(BROKEN + "1 []\n"), (proc.stdout, proc.stderr)
-
-
-def test_the_installed_script_is_the_source_with_the_runner_stamp() -> None:
-    """The build writes STAMP (version and findings format) into the script; nothing else differs."""
-    assert f"{__version__}/{FORMAT}" == STAMP
-    source = (ROOT / "scripts" / "apm-git-hook").read_text()
-    assert "STAMP=unbuilt" in source and STAMP not in source
-    installed = Path(HOOK).read_text()
-    assert installed == stamped(source, STAMP), "the installed apm-git-hook is stale: pip install -e '.[test]' again"
-    assert f"\nSTAMP={STAMP}  #" in installed
-
-
-def test_the_key_begins_with_the_stamp(repo: MemoryRepo, tmp_path: Path) -> None:
-    show = tmp_path / "show-key"
-    show.write_text('#!/bin/sh\nprintf %s "$APM_GIT_HOOK_KEY"\n')
-    show.chmod(0o755)
-    key = hook(repo.root, "apm-no-loss", runner=show).stdout
-    assert key.startswith(f"{STAMP} {repo.git_dir.resolve()}"), key
-
-
-def test_the_build_refuses_a_script_without_one_stamp_line() -> None:
-    for text in ("#!/bin/sh\n", "STAMP=unbuilt\nSTAMP=unbuilt\n"):
-        with pytest.raises(ValueError, match="expected one line `STAMP=unbuilt`"):
-            stamped(text, STAMP)
+    for hook_id in ("apm-checks", "apm-record-format"):
+        proc = subprocess.run((sys.executable, "-c", code.replace("apm-checks", hook_id)), cwd=repo.root,
+                              capture_output=True, text=True, check=False)
+        assert proc.stdout.endswith(BROKEN + "1 []\n"), (hook_id, proc.stdout, proc.stderr)

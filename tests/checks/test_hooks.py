@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from apm_git.checks.manifest import HOOKS, local_hook
+from apm_git.checks.catalog import CHECKS
+from apm_git.checks.manifest import OLD_PROGRAM, alias, local_hook
 from apm_git.commands.init import init
 from apm_git.operations.precommit import hook_command
 from tests.checks.helpers import record
@@ -27,9 +28,10 @@ def hooked(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def separate(hooked: Path) -> Path:
-    """The same repository with the seven separate hooks instead of `apm-checks`: one verdict line per
-    check, and the findings shared through `.git/apm-git/hook-findings`."""
-    hooks = [local_hook(hook, "memory", hook_command()) for hook in HOOKS]
+    """The same repository with the seven separate hooks an apm-git before `apm-checks` wrote (their entry
+    names `apm-git-hook`): one verdict line per check, each its own process, nothing shared."""
+    hooks = [local_hook(alias(check), "memory", hook_command(OLD_PROGRAM, None if check.per_file else "memory"))
+             for check in CHECKS]
     config = {"repos": [{"repo": "local", "hooks": hooks}]}
     (hooked / ".pre-commit-config.yaml").write_text(json.dumps(config, indent=2) + "\n")  # JSON is YAML
     git(hooked, "add", ".pre-commit-config.yaml")
@@ -69,8 +71,21 @@ def test_the_seven_separate_hooks_each_give_a_verdict(separate: Path) -> None:
     ran = commit(separate)
     assert ran.exit_code == 1 and "memory/people.md:101: apm-budget: 125/100 lines" in ran.stdout
     assert verdict(ran.stdout, "apm-budget") == "Failed"
-    assert [verdict(ran.stdout, hook.id) for hook in HOOKS if hook.id not in ("apm-budget", "apm-state-json")] == [
+    assert [verdict(ran.stdout, check.id) for check in CHECKS if check.id not in ("apm-budget", "apm-state-json")] == [
         "Passed"] * 5
+    assert not (separate / ".git/apm-git/hook-findings").exists()
+
+
+def test_setup_moves_the_seven_old_hooks_to_apm_checks(separate: Path) -> None:
+    """After an upgrade, `apm-git setup` migrates the config; the next commit runs the one hook."""
+    assert run_apm("setup", cwd=separate).exit_code == 0
+    config = (separate / ".pre-commit-config.yaml").read_text()
+    assert "apm-git-hook-run apm-checks" in config and "apm-git-hook apm-" not in config
+    append(separate / "memory/people.md", "".join(f"- note {n}\n" for n in range(120)))
+    ran = commit(separate)
+    assert ran.exit_code == 1 and "memory/people.md:101: apm-budget: 125/100 lines" in ran.stdout
+    assert verdict(ran.stdout, "apm-checks") == "Failed"
+    assert not [line for line in ran.stdout.splitlines() if line.startswith(tuple(f"{c.id}." for c in CHECKS))]
 
 
 def test_skip_leaves_a_check_out_of_the_one_hook(hooked: Path) -> None:
@@ -227,7 +242,8 @@ def test_hooks_in_a_linked_worktree(separate: Path, tmp_path: Path) -> None:
     append(other / "memory/people.md", "".join(f"- note {n}\n" for n in range(120)))
     ran = commit(other)
     assert ran.exit_code == 1 and "memory/people.md:101: apm-budget: 125/100 lines" in ran.stdout
-    assert (hooked / ".git/worktrees/other/apm-git/hook-findings").is_file()
+    assert verdict(ran.stdout, "apm-no-loss") == "Passed"
+    assert not (hooked / ".git/worktrees/other/apm-git/hook-findings").exists()
 
 
 @pytest.mark.slow

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from apm_git.checks.manifest import EVERY
+from apm_git.checks.manifest import RUNNER
 from apm_git.commands.init import init
 from apm_git.operations.precommit import installed_hook_script
 from tests.checks.helpers import record
@@ -28,7 +28,7 @@ def commit_with_minimal_path(root: Path) -> subprocess.CompletedProcess[str]:
 def hooked(tmp_path: Path) -> Path:
     if shutil.which("git", path=MINIMAL_PATH) is None or shutil.which("sh", path=MINIMAL_PATH) is None:
         pytest.skip(f"git and sh are not in {MINIMAL_PATH} on this machine")
-    if shutil.which("apm-git-hook", path=MINIMAL_PATH) is not None:
+    if shutil.which(RUNNER, path=MINIMAL_PATH) is not None:
         pytest.skip(f"apm-git is installed in {MINIMAL_PATH}: the test needs it off the minimal PATH")
     result = init(tmp_path / "mem")
     assert result.hooks_installed, result.warning
@@ -36,9 +36,9 @@ def hooked(tmp_path: Path) -> Path:
 
 
 def test_the_clone_names_the_installed_hook_script_and_the_shared_config_does_not(hooked: Path) -> None:
-    script = installed_hook_script(EVERY.program)
+    script = installed_hook_script(RUNNER)
     assert script is not None and Path(script).is_absolute()
-    assert git(hooked, "config", "--get", f"apm-git.{EVERY.program}").strip() == script
+    assert git(hooked, "config", "--get", f"apm-git.{RUNNER}").strip() == script
     assert str(Path(script).parent) not in (hooked / ".pre-commit-config.yaml").read_text()
 
 

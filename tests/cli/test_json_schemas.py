@@ -16,6 +16,7 @@ from referencing import Registry, Resource
 from apm_git.cli import cli
 from apm_git.model import vocabulary as words
 from tests.conftest import Invoke, git
+from tests.tracked_homes import machine
 
 SCHEMAS = Path(__file__).resolve().parents[2] / "apm_git" / "schemas"
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "json.md"
@@ -24,15 +25,20 @@ DOCS = Path(__file__).resolve().parents[2] / "docs" / "json.md"
 SCHEMA_OF = {
     "init": ("init",), "setup": ("setup",), "merge-driver": ("merge-driver",),
     "merge-counters": ("merge-counters",), "journal add": ("journal-add",),
-    "flush": ("flush",), "index": ("index",), "status": ("status",), "lint": ("lint",), "baseline": ("baseline",),
+    "flush": ("flush",), "index": ("index",), "status": ("status", "tracked-status"), "lint": ("lint", "tracked-lint"),
+    "baseline": ("baseline",),
     "allow-secret": ("baseline",), "load": ("load",), "remember": ("remember",), "search": ("search",),
-    "hit": ("hit",), "recall": ("recall",), "hooks install": ("hooks-install",),
+    "hit": ("hit", "curate"), "edit": ("curate",), "restore": ("curate", "restore"), "proposals": ("proposals",),
+    "accept": ("accept",), "reject": ("reject",), "recall": ("recall",), "hooks install": ("hooks-install",),
     "hooks uninstall": ("hooks-uninstall",), "hooks status": ("hooks-status",), "audit": ("audit",),
-    "ci github": ("ci",), "ci gitlab": ("ci",), "sync": ("sync",), "diff": ("diff",), "log": ("log",),
-    "history": ("history",), "forget": ("forget",), "deep-sleep": ("stage", "deep-sleep-plan"), "rem": ("stage",),
-    "dream": ("dream",), "import": ("import-plan", "stage"), "resolve": ("resolve",),
+    "ci github": ("ci",), "ci gitlab": ("ci",), "sync": ("sync", "tracked-sync"), "diff": ("diff", "tracked-diff"),
+    "log": ("log",),
+    "history": ("history",), "forget": ("forget",), "deep-sleep": ("stage", "deep-sleep-plan", "proposed"),
+    "rem": ("stage", "proposed"), "dream": ("dream", "proposed"), "import": ("import-plan", "stage"),
+    "resolve": ("resolve",),
+    "track": ("track", "track-list"), "untrack": ("untrack",), "snapshot": ("snapshot",),
 }
-NO_JSON = {"mcp"}  # speaks MCP on stdout: --json has nothing to shape
+NO_JSON = {"mcp", "ui"}  # speaks MCP on stdout / serves a page: --json has nothing to shape
 REFERENCED_ONLY = {"rem-plan"}  # the plan inside `rem --json`
 
 
@@ -109,6 +115,11 @@ ENUMS = [
     ("diff", ["entries", ITEMS, "status"], words.EntryStatus),
     ("diff", ["sections", ITEMS, "status"], words.SectionStatus),
     ("diff", ["files", ITEMS, "status"], words.FileStatus),
+    ("track", ["tracked", "agent"], words.TrackedAgent),
+    ("track", ["snapshot", "trigger"], words.SnapshotTrigger),
+    ("tracked-diff", ["facts", ITEMS, "status"], words.FactStatus),
+    ("tracked-lint", ["findings", ITEMS, "hook"], words.TrackedCheckId),
+    ("tracked-diff", ["sections", ITEMS, "status"], words.TrackedSectionStatus),
 ]
 
 
@@ -216,6 +227,19 @@ def test_the_real_output_of_every_command_fits_its_schema(
     run.json("stage", "rem", at=day9)
     assert run.json("dream", "dream", at=day30)["ran"]
     assert run.json("history", "history", redis)["events"]
+    run.json("curate", "hit", "--commit", redis, at=day30)
+    run.json("curate", "edit", redis, at=day30)
+    lessons = root / "memory/lessons.md"
+    lessons.write_text(lessons.read_text() + "\n## [2026-01-02] Stale\n- Tags: lesson\n- Fitness: "
+                       "last_referenced=2026-01-02, hit_count=0, decision_value=LOW\n- Body: old\n")
+    run.json("flush", "flush", at=day30)
+    made = run.json("proposed", "rem", "--propose", at=day30)["proposed"][0]["proposal"]
+    assert run.json("proposals", "proposals")["proposals"]
+    run.json("reject", "reject", made)
+    made = run.json("proposed", "rem", "--propose", at=day30)["proposed"][0]["proposal"]
+    assert "2026-01-02-stale" in run.json("accept", "accept", made, at=day30)["accepted"]
+    run.json("curate", "restore", "2026-01-02-stale", at=day30)
+    run.json("proposed", "dream", "--propose", at=day30)
     run.json("forget", "forget", redis, "--reason", "obsolete", at=day30)
     with (root / "memory/decisions.md").open("a", encoding="utf-8") as decisions:  # two versions in conflict
         decisions.write("\n" + "".join(
@@ -260,6 +284,21 @@ def test_the_real_output_of_every_command_fits_its_schema(
     monkeypatch.chdir(root)
     run.json("merge-driver", "merge-driver", str(base), str(ours), str(theirs), "memory/lessons.md")
     assert run.json("merge-counters", "merge-counters")["skipped"] == "HEAD is not a merge of two commits"
+
+    laptop = machine(tmp_path, monkeypatch, "tracked")
+    folder = laptop.codex_memories({"MEMORY.md": "# Memories\n- prefers uv\n"})
+    git(tmp_path, "init", "--bare", "--quiet", str(tmp_path / "tracked.git"))
+    ident = run.json("track", "track", "codex", "--remote", str(tmp_path / "tracked.git"))["tracked"]["id"]
+    (folder / "MEMORY.md").write_text("# Memories\n- prefers uv and ruff\n")
+    assert run.json("snapshot", "snapshot", ident)["snapshots"][0]["commit"]
+    assert run.json("track-list", "track", "--list")["tracked"]
+    assert run.json("tracked-diff", "diff", "--tracked", ident, "HEAD~1..HEAD")["facts"]
+    assert run.json("log", "log", "--tracked", ident)["commits"]
+    assert run.json("tracked-status", "status", "--tracked", ident)["snapshots"] == 2
+    assert run.json("tracked-lint", "lint", "--tracked", ident)["checked"] == ["MEMORY.md"]
+    assert run.json("restore", "restore", "MEMORY.md", "--tracked", ident)["restored"]
+    assert run.json("tracked-sync", "sync", "--tracked", ident)["pushed"]
+    run.json("untrack", "untrack", ident)
 
     named = {name for names in SCHEMA_OF.values() for name in names}
     assert named <= set(run.seen), f"not exercised: {sorted(named - set(run.seen))}"

@@ -184,6 +184,29 @@ def test_the_workflow_steps_pass_on_a_clean_range_with_dreams_and_a_merge(
     assert job.env(step, work)["GATE"] == "success"
 
 
+def test_a_pushed_proposal_branch_gets_the_same_gate_and_comment(
+    repo: MemoryRepo, run_cli: Invoke, tmp_path: Path,
+) -> None:
+    """A consolidation proposal (`rem --propose`) pushed and opened as a pull request: the gate passes and the
+    diff that the comment posts lists what it would archive, so a team reviews it like code."""
+    (repo.memory / "lessons.md").write_text("# Lessons\n\n" + "".join(
+        f"## [2026-02-0{i}] Old lesson {i}\n- Tags: lesson\n- Fitness: last_referenced=2026-02-0{i}, hit_count=0, "
+        f"decision_value=LOW\n- Body: old {i}\n\n" for i in range(1, 4)))
+    june = {"APM_GIT_NOW": "2026-06-01T10:00:00+00:00"}
+    assert run_cli("--repo", str(repo.root), "flush", env=june).exit_code == 0
+    assert run_cli("--repo", str(repo.root), "rem", "--propose", env=june).exit_code == 0
+    base = git(repo.root, "rev-parse", "HEAD").strip()
+    head = git(repo.root, "rev-parse", "apm-git/proposals/rem-2026-06-01").strip()
+    ci(run_cli, repo, "github")
+    job = GithubJob(repo.root / WORKFLOW, Review(base, head, head), tmp_path)
+    work = checkout(repo, tmp_path / "checkout", head)
+    gate = job.run("gate", work)
+    assert gate.returncode == 0 and "0 finding(s)" in gate.stderr, gate.stdout + gate.stderr
+    assert job.run("diff", work).returncode == 0
+    shown = job.summary.read_text()
+    assert all(f"2026-02-0{i}-old-lesson-{i}" in shown for i in range(1, 4)) and "archived" in shown
+
+
 @pytest.mark.slow
 def test_the_gate_fails_on_a_merge_that_drops_an_entry(repo: MemoryRepo, run_cli: Invoke, tmp_path: Path) -> None:
     review, dropped = review_whose_merge_drops_an_entry(run_cli, repo.root)

@@ -172,6 +172,47 @@ def test_import_keeps_every_file_within_what_it_had() -> None:
         execute_import(everything, files, ROUTING, {}, budgets)
 
 
+def test_planning_counts_a_full_journal_once_however_many_sections_it_skips(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 22.5: a journal of 100,000 dated sections over its budget had its lines counted once per section it
+    skipped (and its blocks copied once per section), so `import` ran for many minutes.  The shape, not the time:
+    the whole-file line counts stay the same from 100 sections to 1,600."""
+    from apm_git.dreaming import importing
+    from apm_git.model.records import count_lines
+
+    counted: list[int] = []
+
+    def counting(text: str) -> int:
+        counted.append(len(text))
+        return count_lines(text)
+
+    monkeypatch.setattr(importing, "count_lines", counting)
+    budgets = Config(budgets={"journal": 40}).budget_for
+    calls = []
+    for sections in (100, 400, 1_600):
+        counted.clear()
+        plan = plan_import({"2026-05-12.md": busy_day(sections)}, ROUTING, {}, TODAY, budgets)
+        assert len(plan.skipped) == sections and not plan.items
+        calls.append(len(counted))
+    assert calls[0] == calls[1] == calls[2], calls
+
+
+def test_the_text_names_a_few_skips_of_each_kind_and_counts_the_rest(repo: MemoryRepo, run_cli: Invoke) -> None:
+    (repo.memory / "2026-05-12.md").write_text(busy_day(150))  # 452 lines: over the journal budget of 100
+    git(repo.root, "add", "-A")
+    git(repo.root, "commit", "-q", "--no-verify", "-m", "a busy day")
+    ran = run_cli("--repo", str(repo.root), "import")
+    assert ran.exit_code == 0, ran.stderr
+    why = "no room: its record would take the file past the 452 lines it has (over its budget of 100 already: import " \
+          "never makes it longer)"
+    assert ran.stdout.splitlines() == [
+        "apm-git: import would turn 0 section(s) into records (nothing changed)",
+        *(f"  skip: memory/2026-05-12.md:{line}: {why}" for line in (3, 6, 9)),
+        "  skip: memory/2026-05-12.md: and 147 more section(s) for the same reason (`apm-git import --plan` lists "
+        "them)"]
+    plan = json.loads(run_cli("--repo", str(repo.root), "import", "--plan").stdout)
+    assert len(plan["skipped"]) == 150
+
+
 def test_import_right_after_adoption_commits_nothing_lint_refuses(tmp_path: Path, run_cli: Invoke) -> None:
     root = tmp_path / "ws"
     (root / "memory").mkdir(parents=True)

@@ -3,8 +3,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from apm_git.checks.manifest import EVERY, HOOK_IDS
+from apm_git.checks.manifest import EVERY
 from apm_git.commands.init import init
+from apm_git.model.vocabulary import CHECK_IDS
 from tests.conftest import Invoke, git
 
 USER_CONFIG = """\
@@ -57,7 +58,8 @@ def test_init_creates_the_config_and_installs_pre_commit(tmp_path: Path, run_cli
     assert ".pre-commit-config.yaml" in git(root, "show", "--name-only", "--format=", "HEAD").split()
 
 
-def test_only_missing_apm_hooks_are_added_next_to_the_others(tmp_path: Path) -> None:
+def test_a_config_of_separate_apm_hooks_gets_apm_checks_in_their_place(tmp_path: Path) -> None:
+    """Configurations written before `apm-checks` are migrated (tests/operations/test_hook_migration.py)."""
     root = tmp_path / "p"
     root.mkdir()
     git(root, "init", "-q")
@@ -66,12 +68,12 @@ def test_only_missing_apm_hooks_are_added_next_to_the_others(tmp_path: Path) -> 
         "    language: system\n")
     init(root, install=False)
     text = (root / ".pre-commit-config.yaml").read_text()
-    assert hook_ids(text) == list(HOOK_IDS) and "name: mine" in text
+    assert hook_ids(text) == [EVERY.id] and "name: mine" not in text
     assert text.count("- repo: local") == 1
 
 
-def test_a_config_with_the_one_hook_or_all_seven_gets_nothing_more(tmp_path: Path) -> None:
-    for number, ids in enumerate(([EVERY.id], list(HOOK_IDS))):
+def test_a_config_with_the_one_hook_or_all_seven_ends_with_the_one(tmp_path: Path) -> None:
+    for number, ids in enumerate(([EVERY.id], list(CHECK_IDS))):
         root = tmp_path / f"c{number}"
         root.mkdir()
         git(root, "init", "-q")
@@ -79,7 +81,7 @@ def test_a_config_with_the_one_hook_or_all_seven_gets_nothing_more(tmp_path: Pat
                         for hook in ids)
         (root / ".pre-commit-config.yaml").write_text("repos:\n- repo: local\n  hooks:\n" + hooks)
         init(root, install=False)
-        assert hook_ids((root / ".pre-commit-config.yaml").read_text()) == ids
+        assert hook_ids((root / ".pre-commit-config.yaml").read_text()) == [EVERY.id]
 
 
 def test_a_broken_config_stops_init_with_one_line(tmp_path: Path, run_cli: Invoke) -> None:

@@ -4,8 +4,11 @@ written; `--allow-secret` writes a false positive with the pragma the scanner ho
 from __future__ import annotations
 
 import datetime as dt
+import json
+import os
 import sys
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
@@ -92,5 +95,58 @@ def test_the_mcp_journal_tool_refuses_a_secret_too(repo: MemoryRepo, tmp_path: P
 
     is_error, text = anyio.run(call)
     assert is_error and "not written" in text and "(AWS Access Key)" in text and AWS_KEY not in text
+    assert "write it again with allow_secret: true" in text and "--allow-secret" not in text  # the tool's words
     assert not (repo.memory / f"{dt.date.today().isoformat()}.md").exists() or AWS_KEY not in (
         repo.memory / f"{dt.date.today().isoformat()}.md").read_text()
+
+
+@pytest.mark.slow
+def test_the_mcp_write_tools_take_allow_secret_as_the_command_line_does(repo: MemoryRepo, tmp_path: Path) -> None:
+    mcp = pytest.importorskip("mcp")
+    from mcp.client.stdio import stdio_client
+
+    example = "AKIA" + "IOSFODNN7EXAMPLQ"  # a deliberate false positive: the docs' example key shape
+    seen: dict[str, tuple[bool, str]] = {}
+
+    async def call() -> dict[str, Any]:
+        params = mcp.StdioServerParameters(command=sys.executable, args=["-m", "apm_git", "mcp", "--repo",
+                                                                        str(repo.root)], cwd=str(tmp_path),
+                                           env={**os.environ, **NOW})
+        async with stdio_client(params) as (read, write), mcp.ClientSession(read, write) as session:
+            await session.initialize()
+            tools = {tool.name: tool.input_schema for tool in (await session.list_tools()).tools}
+            calls = {
+                "journal": ("journal_add", {"text": f"the docs show {example} as the key shape", "kind": "context",
+                                            "title": "Key shape in the docs", "allow_secret": True}),
+                "title": ("journal_add", {"text": f"{example} is the example key", "kind": "context",
+                                          "allow_secret": True}),
+                "not a boolean": ("journal_add", {"text": "x", "kind": "context", "allow_secret": "yes"}),
+                "task refused": ("remember", {"scope": "main", "task": f"rotate {AWS_KEY}", "status": "todo"}),
+                "task": ("remember", {"scope": "main", "task": f"rotate {AWS_KEY}", "status": "todo",
+                                      "allow_secret": True}),
+                "decision": ("remember", {"scope": "main", "decision": f"the example key is {example}",
+                                          "title": "Example key", "allow_secret": True}),
+            }
+            for name, (tool, arguments) in calls.items():
+                result = await session.call_tool(tool, arguments)
+                seen[name] = result.is_error, "".join(getattr(part, "text", "") for part in result.content)
+            return tools
+
+    tools = anyio.run(call)
+    for tool in ("journal_add", "remember"):
+        assert tools[tool]["properties"]["allow_secret"]["type"] == "boolean"
+        assert tools[tool]["properties"]["allow_secret"]["default"] is False
+        assert "allow_secret" not in tools[tool]["required"]
+    assert seen["journal"][0] is False and json.loads(seen["journal"][1])["file"] == JOURNAL
+    assert seen["title"][0] is True
+    assert "allow_secret: true marks the text only: give one without it" in seen["title"][1]
+    assert seen["not a boolean"] == (True, "apm-git: allow_secret must be true or false, not a string")
+    assert seen["task refused"][0] is True and "the task looks like a credential" in seen["task refused"][1]
+    assert seen["task"][0] is False and seen["decision"][0] is False
+    journal = (repo.root / JOURNAL).read_text()
+    assert f"- Body: the docs show {example} as the key shape <!-- pragma: allowlist secret -->" in journal
+    assert f"- Body: the example key is {example} <!-- pragma: allowlist secret -->" in journal
+    assert f"rotate {AWS_KEY} <!-- pragma: allowlist secret -->" in (repo.memory / "main" / "attention.md").read_text()
+    flushed = run_apm("--repo", str(repo.root), "flush", cwd=repo.root, env=NOW)
+    assert flushed.exit_code == 0 and "WARNING" not in flushed.stderr, flushed.stderr  # nothing withheld
+    assert git(repo.root, "show", f"HEAD:{JOURNAL}") == journal

@@ -384,17 +384,32 @@ def test_a_sync_killed_while_bringing_the_work_tree_over_is_finished_by_the_next
     assert git(server, "status", "--porcelain") == ""
 
 
-def test_a_file_the_flush_withholds_stays_out_and_is_named(run_cli: Invoke, tmp_path: Path, url_by_path: str) -> None:
+def test_a_section_the_flush_withholds_stays_out_and_is_named(
+    run_cli: Invoke, tmp_path: Path, url_by_path: str,
+) -> None:
     from tests.checks.test_no_secrets import SECRETS
 
     laptop = first_clone(tmp_path / "laptop", url_by_path)
     assert sync(run_cli, laptop)[0] == 0
     lessons = laptop / "memory" / "lessons.md"
-    text = lessons.read_text() + "\n" + SECRETS["GitHub Token"] + "\n"
+    fitness = "- Fitness: last_referenced=2026-05-04, hit_count=0, decision_value=MEDIUM\n"
+    clean = f"## [2026-05-04] Shared lesson\n- Tags: lesson\n{fitness}- Body: retry the deploy once.\n"
+    secret = f"## [2026-05-04] Deploy token\n- Tags: tool\n{fitness}- Body: {SECRETS['GitHub Token']}\n"
+    text = lessons.read_text().rstrip("\n") + "\n\n" + clean + "\n" + secret
     lessons.write_text(text)
-    code, _, err = sync(run_cli, laptop)
-    assert code == 0 and "WARNING: memory/lessons.md was NOT committed" in err
-    assert SECRETS["GitHub Token"] not in git(laptop, "show", "origin/main:memory/lessons.md")
+    line = text.splitlines().index(f"- Body: {SECRETS['GitHub Token']}") + 1
+    code, out, err = sync(run_cli, laptop, "--json")
+    assert code == 0, err
+    # flush's own words: the section is withheld, the rest of the file is committed and shared
+    assert err.splitlines() == [
+        f"apm-git: WARNING: memory/lessons.md:{line}: the section \"[2026-05-04] Deploy token\" holds what looks "
+        "like a credential (GitHub Token), so it was NOT committed (the rest of the file was); it stays on disk as "
+        "it is: remove the secret and note where it lives instead, or if it is not one, `apm-git allow-secret "
+        f"memory/lessons.md:{line}`; then flush again"]
+    assert json.loads(out)["withheld_sections"] == [
+        {"path": "memory/lessons.md", "line": line, "heading": "[2026-05-04] Deploy token", "kinds": ["GitHub Token"]}]
+    shared = git(laptop, "show", "origin/main:memory/lessons.md")
+    assert SECRETS["GitHub Token"] not in shared and "retry the deploy once" in shared
     assert lessons.read_text() == text  # left on disk, as flush leaves it
 
 

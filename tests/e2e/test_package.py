@@ -11,8 +11,6 @@ from pathlib import Path
 import pytest
 
 from apm_git import __version__
-from apm_git.operations.hook_run import STAMP
-from hatch_build import stamped
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -30,9 +28,11 @@ def test_wheel_ships_templates_and_runs_from_anywhere(tmp_path: Path) -> None:
     assert "apm_git/templates/group/index.md" in names
     shipped = {name for name in names if name.startswith("apm_git/schemas/")}
     assert shipped == {f"apm_git/schemas/{path.name}" for path in (ROOT / "apm_git" / "schemas").glob("*.schema.json")}
-    hook_script = zipfile.ZipFile(wheel).read(f"apm_git-{__version__}.data/scripts/apm-git-hook").decode()
-    # a sh script, kept verbatim but for the stamp of the runner the wheel holds (hatch_build.py)
-    assert hook_script == stamped((ROOT / "scripts" / "apm-git-hook").read_text(), STAMP)
+    # one hook program, under its name and the name configurations from before `apm-checks` run; no sh script
+    entry_points = zipfile.ZipFile(wheel).read(f"apm_git-{__version__}.dist-info/entry_points.txt").decode()
+    assert "apm-git-hook = apm_git.operations.hook_run:main" in entry_points.splitlines()
+    assert "apm-git-hook-run = apm_git.operations.hook_run:main" in entry_points.splitlines()
+    assert not any(".data/scripts/" in name for name in names)
     assert not any(name.startswith("tests/") for name in names)
 
     env_dir = tmp_path / "venv"

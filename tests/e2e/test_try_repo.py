@@ -4,7 +4,7 @@ The published manifest is checked two ways on the same memory:
 
 - fast, in every run: each manifest hook as pre-commit reads it (id, entry, files, pass_filenames,
   always_run, require_serial), as a `repo: local` hook run by `pre-commit run`; only `language`
-  becomes `system`, so the installed `apm-git-hook` runs and no hook environment is built;
+  becomes `system`, so the installed `apm-git-hook-run` runs and no hook environment is built;
 - slow, once: one `pre-commit try-repo` of the project's source with every hook, which builds the
   `language: python` environment a user of the hook repository gets (about a minute).
 """

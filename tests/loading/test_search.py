@@ -68,8 +68,8 @@ def test_archive_only_and_limit(mem: MemoryRepo, run_cli: Invoke) -> None:
 def test_text_output_is_one_line_per_entry(mem: MemoryRepo, run_cli: Invoke) -> None:
     ran = run_cli("--repo", str(mem.root), "search", "redis", "--limit", "2")
     lines = ran.stdout.splitlines()
-    assert lines[0].startswith("2026-04-06-redis-for-sessions  memory/2026-04-06.md:3  [2026-04-06] Redis for "
-                               "sessions: Use Redis.  (score ")
+    assert lines[0].startswith("2026-04-06-redis-for-sessions  memory/2026-04-06.md:3  Journal 2026-04-06 › "
+                               "[2026-04-06] Redis for sessions: Use Redis.  (score ")
     files = len([rel for rel in mem.markdown_files() if not rel.startswith("groups/") and rel != "INDEX.md"])
     assert lines[-1] == f"3 sections matched (showing 2) in {files} files (live, then archive)"
     none = run_cli("--repo", str(mem.root), "search", "kubernetesx")
@@ -86,7 +86,7 @@ def test_records_hidden_in_code_fences_are_not_entries(mem: MemoryRepo, run_cli:
         "2026-02-02", "Real redis cli", "redis-cli --scan."))
     found = [hit for hit in search(run_cli, mem, "redis")["hits"] if hit["file"] == "memory/tools-config.md"]
     # the fenced heading is no record: the fence is text of the file's first section
-    assert [(hit["entry_id"], hit["line"]) for hit in found] == [("2026-02-02-real-redis-cli", 7), (None, 1)]
+    assert [(hit["entry_id"], hit["section"]) for hit in found] == [("2026-02-02-real-redis-cli", 7), (None, 1)]
 
 
 @pytest.mark.parametrize(("args", "code", "message"), [

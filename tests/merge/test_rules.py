@@ -83,6 +83,42 @@ def test_body_changed_on_one_side_takes_that_side_with_the_others_hit() -> None:
     assert merged[DEC] == file(rec("A", body="New.", hits=2, more="A longer body line.\n"))
 
 
+def conflicts_of(text: str | None) -> str | None:
+    record = parse(text or "").records[0]
+    return record.field("Conflicts")
+
+
+def test_conflicts_items_split_on_semicolons_each_kept_once() -> None:
+    """`Conflicts` is a list of `<id> — <what>` items separated by `; ` (a what may hold commas): the union is
+    item by item, keyed by the id an item names, not the whole value as one item."""
+    x, y, z = ("2026-04-01-x — one, as said", "2026-04-02-y — two", "2026-04-03-z — three")
+    base = {DEC: file(rec("A", fields=f"- Conflicts: {x}\n"))}
+    ours = {DEC: file(rec("A", fields=f"- Conflicts: {x}; {y}\n"))}
+    theirs = {DEC: file(rec("A", hits=2, fields=f"- Conflicts: {x}; {z}\n"))}
+    assert conflicts_of(check(base, ours, theirs)[DEC]) == f"{x}; {y}; {z}"
+    base = {DEC: file(rec("A"))}  # no base value: each side's items, the same id once (ours's wording)
+    ours = {DEC: file(rec("A", fields=f"- Conflicts: {y}; {x}\n"))}
+    theirs = {DEC: file(rec("A", fields="- Conflicts: 2026-04-02-y — deux; 2026-04-03-z — three\n"))}
+    assert conflicts_of(check(base, ours, theirs)[DEC]) == f"{y}; {x}; {z}"
+
+
+def test_a_conflict_settled_on_one_side_stays_settled_when_the_other_only_hit_it() -> None:
+    """`apm-git resolve` removes one item of `Conflicts`; a hit on the other clone must not bring it back,
+    whether the item was the only one or one of several."""
+    x, y = "2026-04-01-x — one", "2026-04-02-y — two"
+    base = {DEC: file(rec("A", fields=f"- Conflicts: {x}; {y}\n"))}
+    hit = {DEC: file(rec("A", hits=3, fields=f"- Conflicts: {x}; {y}\n"))}
+    settled_y = {DEC: file(rec("A", fields=f"- Conflicts: {x}\n"))}
+    settled_both = {DEC: file(rec("A"))}
+    for ours, theirs in ((hit, settled_y), (settled_y, hit)):
+        merged = check(base, ours, theirs)[DEC]
+        assert conflicts_of(merged) == x and "hit_count=3" in (merged or "")
+    for ours, theirs in ((hit, settled_both), (settled_both, hit)):
+        assert conflicts_of(check(base, ours, theirs)[DEC]) is None
+    added = {DEC: file(rec("A", hits=3, fields=f"- Conflicts: {x}; {y}; 2026-04-03-z — three\n"))}
+    assert conflicts_of(check(base, added, settled_y)[DEC]) == f"{x}; 2026-04-03-z — three"
+
+
 def test_body_changed_differently_keeps_both_versions_linked_by_conflicts() -> None:
     base = {DEC: file(rec("A", body="Old."), rec("B"))}
     ours = {DEC: file(rec("A", body="Ours."), rec("B"))}

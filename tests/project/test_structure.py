@@ -16,7 +16,7 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[2] / "apm_git"
 GATEWAY = "apm_git.git"
 
-PLANNERS = ("apm_git.model", "apm_git.dreaming", "apm_git.checks", "apm_git.merge")
+PLANNERS = ("apm_git.model", "apm_git.dreaming", "apm_git.checks", "apm_git.merge", "apm_git.tracking")
 STORE = "apm_git.store"
 OPERATIONS = "apm_git.operations"
 COMMANDS = "apm_git.commands"

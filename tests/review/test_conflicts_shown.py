@@ -46,7 +46,8 @@ def test_flush_message_is_the_subject_and_the_counts_stay_in_trailers(repo: Memo
     assert "More words for the body." in body
     assert "Apm-Trigger: manual" in body and "Apm-Scope: all" in body and "Apm-Files: 3" in body
     line = apm(repo.root, "log", "-n", "1").stdout.strip()
-    assert "  flush        trigger=manual  scope=all" in line  # the verb is still flush
+    # the verb is still flush; the person's words close the line
+    assert line.endswith('  flush        trigger=manual  scope=all  "Token refresh lesson from the outage"')
     data = json.loads(apm(repo.root, "--json", "log", "-n", "1").stdout)["commits"][0]
     assert (data["subject"], data["verb"]) == ("memory: flush: Token refresh lesson from the outage", "flush")
     apm(repo.root, "journal", "add", "Another", "--kind", "lesson", "--title", "Another")

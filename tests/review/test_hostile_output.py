@@ -162,7 +162,7 @@ def test_a_python_process_without_apm_git_streams_still_gets_inert_findings(repo
     """`apm-git-hook-run` does not go through the CLI's streams: its lines are made inert where they are built."""
     hostile_commit(repo)
     code = ("import sys; from apm_git.operations.hook_run import run_hook; "
-            "print('\\n'.join(text for _, _, text in run_hook('apm-checks', [], None)))")
+            "print('\\n'.join(run_hook('apm-checks', [])))")
     git(repo.root, "reset", "-q", "--soft", "HEAD~1")
     proc = subprocess.run((sys.executable, "-c", code), cwd=repo.root, capture_output=True, text=True, check=False)
     assert proc.returncode == 0, proc.stderr

@@ -33,7 +33,7 @@ def search(run_cli: Invoke, mem: MemoryRepo, *args: str) -> dict[str, Any]:
 
 
 def places(data: dict[str, Any]) -> list[str]:
-    return [f"{hit['file']}:{hit['line']}" for hit in data["hits"]]
+    return [f"{hit['file']}:{hit['section']}" for hit in data["hits"]]
 
 
 @pytest.mark.parametrize(("query", "where"), [
@@ -57,7 +57,8 @@ def test_a_hit_names_heading_snippet_and_score(mem: MemoryRepo, run_cli: Invoke)
     assert hit["entry_id"] is None and hit["heading"] == "运维与排障" and hit["score"] > 0
     assert hit["matched"] == ["排障"]
     ran = run_cli("--repo", str(mem.root), "search", "Резервное")
-    assert ran.stdout.splitlines()[0].startswith("memory/ops.md:5  Серверы: Резервное копирование серверами")
+    first = ran.stdout.splitlines()[0]
+    assert first.startswith("memory/ops.md:7  运维与排障 › Серверы: Резервное копирование серверами")
 
 
 def test_the_archive(mem: MemoryRepo, run_cli: Invoke) -> None:

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from apm_git.errors import ConfigError
-from apm_git.model.config import Config, OneOf, Rule, Share, Whole, rules_of
+from apm_git.model.config import Config, OneOf, Rule, Share, Switch, Whole, rules_of
 from apm_git.model.state_files import FLUSH_STATE_PARTS, flush_state_problem
 from apm_git.store.config import _SECTIONS, parse_config
 from apm_git.store.state import empty_flush_state
@@ -22,6 +22,8 @@ def too_far(rule: Rule) -> object:
         return rule.maximum + 1
     if isinstance(rule, Share):
         return 1.5
+    if isinstance(rule, Switch):
+        return "maybe"
     assert isinstance(rule, OneOf)
     return "no-such-word"
 

@@ -1,0 +1,46 @@
+"""`python -m apm_git.operations.generate_checks [--check] [--root DIR]`: write what the checks declare.
+
+The files and their text come from `apm_git/checks/generate.py` (docs/checks.md); this reads and
+writes them.  `--check` writes nothing and exits 1 naming each file that is out of date
+(tests/checks/test_generate.py runs it, so CI fails on a generated file out of step).  A tool for
+working on apm-git, in its source tree: the hook and the commands never import it.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from apm_git.checks.generate import outputs
+
+COMMAND = "python -m apm_git.operations.generate_checks"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog=COMMAND, description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--check", action="store_true", help="write nothing; exit 1 when a file is out of date")
+    parser.add_argument("--root", type=Path, default=Path(__file__).resolve().parents[2],
+                        help="the source tree (default: the one this module is in)")
+    args = parser.parse_args(argv)
+    try:
+        made = outputs()
+        stale = []
+        for name, make in made.items():
+            path = args.root / name
+            old = path.read_text(encoding="utf-8") if path.exists() else ""
+            new = make(old)
+            if new != old:
+                stale.append(name)
+                if not args.check:
+                    path.write_text(new, encoding="utf-8")
+    except ValueError as error:
+        sys.stderr.write(f"generate_checks: {error}\n")
+        return 1
+    verb = f"out of date (run `{COMMAND}`)" if args.check else "written"
+    sys.stdout.write("".join(f"{name}: {verb}\n" for name in stale))
+    return 1 if stale and args.check else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
