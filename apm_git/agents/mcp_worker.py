@@ -115,12 +115,12 @@ def _private_streams() -> tuple[BinaryIO, BinaryIO]:
 
 def _warm() -> None:
     """Import what the tools use before the first request, while the client is still starting."""
-    import apm_git.cli.load_format
-    import apm_git.cli.shapes
     import apm_git.commands.flush
     import apm_git.commands.journal
     import apm_git.commands.load
     import apm_git.commands.search
+    import apm_git.present.load_format
+    import apm_git.present.shapes
     import apm_git.store.writer  # noqa: F401
 
 

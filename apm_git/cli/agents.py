@@ -6,10 +6,10 @@ from typing import IO
 
 import click
 
-from apm_git.cli import shapes_agents
 from apm_git.cli.base import UTF8, emit, state, text_of
 from apm_git.errors import EXIT_FINDINGS, EXIT_OK, UsageError
 from apm_git.model.vocabulary import AGENTS
+from apm_git.present import shapes_agents
 
 RECALL_FORMATS = ("markdown", "claude-hook")
 

@@ -6,10 +6,10 @@ from typing import IO
 
 import click
 
-from apm_git.cli import shapes
 from apm_git.cli.base import UTF8, choice, emit, open_memory, print_json, state, text_of, warn
 from apm_git.errors import EXIT_FINDINGS, EXIT_OK, UsageError
 from apm_git.model.fitness import VALUES
+from apm_git.present import shapes
 
 FORMATS = ("markdown", "json", "claude-hook")
 FRESH_SOURCES = ("clear", "compact")  # SessionStart sources after which the agent's context is empty
@@ -36,9 +36,9 @@ def load_cmd(
     With --room or --group: a group's memory; with --main: the DM memory; with neither: the
     Dreaming mount (INDEX.md, today's and yesterday's journals, and the intent's domain files).
     """
-    from apm_git.cli import load_format
     from apm_git.commands.load import Target, guide, load
     from apm_git.hookinput import open_hook_repo, read_payload
+    from apm_git.present import load_format
 
     if main_session and (room is not None or group is not None):
         raise UsageError("give at most one of --room, --group and --main (--room and --group may name the same group)")

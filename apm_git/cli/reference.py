@@ -23,7 +23,8 @@ pages of `docs/` say why they behave as they do.
 
 
 def _walk(command: click.Command, path: list[str], parent: click.Context | None) -> list[str]:
-    ctx = click.Context(command, info_name=path[-1], parent=parent, terminal_width=WIDTH, max_content_width=WIDTH)
+    settings = {**command.context_settings, "terminal_width": WIDTH, "max_content_width": WIDTH}
+    ctx = click.Context(command, info_name=path[-1], parent=parent, **settings)  # as `make_context` would
     parts = [f"\n## `{' '.join(path)}`\n\n```text\n{command.get_help(ctx)}\n```\n"]
     if isinstance(command, click.Group):
         for name in command.list_commands(ctx):
@@ -35,7 +36,7 @@ def _walk(command: click.Command, path: list[str], parent: click.Context | None)
 
 def reference() -> str:
     """The whole page."""
-    from apm_git.cli import cli
+    from apm_git.cli.app import cli
 
     return HEADER + "".join(_walk(cli, ["apm-git"], None))
 

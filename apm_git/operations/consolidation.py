@@ -30,7 +30,7 @@ from apm_git.dreaming.plan import DeepSleepPlan, Kept
 from apm_git.dreaming.plan_deep_sleep import Memory
 from apm_git.errors import PlanRefused, StateError
 from apm_git.model import names
-from apm_git.model.config import Rem
+from apm_git.model.config import RemSettings
 from apm_git.model.records import parse
 from apm_git.model.vocabulary import StageName
 from apm_git.operations.apply import commit_run, dirty
@@ -184,7 +184,7 @@ def live_entries(texts: list[str]) -> int:
     return sum(len(parse(text).entries) for text in texts)
 
 
-def guard_refusal(stage: str, archived: int, live: int, rem: Rem) -> str | None:
+def guard_refusal(stage: str, archived: int, live: int, rem: RemSettings) -> str | None:
     """Why the mass-archive guard refuses a run, or None when it lets it through.
 
     It refuses a run that archives more than `rem.max_archive_share` of the live entries, unless
@@ -200,7 +200,7 @@ def guard_refusal(stage: str, archived: int, live: int, rem: Rem) -> str | None:
     )
 
 
-def check_guard(stage: str, archived: int, live: int, rem: Rem, force: bool) -> None:
+def check_guard(stage: str, archived: int, live: int, rem: RemSettings, force: bool) -> None:
     """Refuse a run the guard refuses (see `guard_refusal`), unless forced."""
     refusal = None if force else guard_refusal(stage, archived, live, rem)
     if refusal is not None:

@@ -23,7 +23,7 @@ from apm_git.model.commit_text import clean_findings, flush_text
 from apm_git.model.vocabulary import FlushTrigger
 from apm_git.model.withhold import WithheldSection
 from apm_git.operations.flush_keep import (
-    Kept,
+    KeptAtFlush,
     committed_index,
     files_line,
     keep_losses,
@@ -154,7 +154,7 @@ def _subject(message: str | None, files: int, trigger: str, scope: str,
     return f"flush: {first}", rest or None
 
 
-def _check(repo: MemoryRepo, scope: Scope, pathspecs: list[str], today: dt.date, result: FlushResult) -> Kept:
+def _check(repo: MemoryRepo, scope: Scope, pathspecs: list[str], today: dt.date, result: FlushResult) -> KeptAtFlush:
     """The checks of docs/design.md 5 on the scope's changes (HEAD -> work tree), in-process.
 
     Nothing here refuses to save memory: findings are recorded, and only the sections that
@@ -172,7 +172,7 @@ def _check(repo: MemoryRepo, scope: Scope, pathspecs: list[str], today: dt.date,
         snap = None
     if snap is not None and (problem := baseline.unreadable(snap)):
         result.findings.append(problem)  # said once; the checks run as if there were no baseline
-    kept = Kept()
+    kept = KeptAtFlush()
     if snap is not None:
         secrets, new_secrets = baseline.withheld_secrets(snap, no_secrets.validate(snap))
         result.too_large = sorted(snap.oversized)  # unread, so unchecked: withheld like a secret

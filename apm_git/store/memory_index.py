@@ -9,9 +9,9 @@ from collections.abc import Collection, Mapping
 
 from apm_git.errors import TooLarge, UnreadableFile
 from apm_git.model import dated, index_md, names
+from apm_git.model import text_sections as sections
 from apm_git.model.limits import megabytes
 from apm_git.model.records import parse
-from apm_git.search import sections
 from apm_git.store import cache, layout
 from apm_git.store.odd_names import skipped
 from apm_git.store.repo import MemoryRepo

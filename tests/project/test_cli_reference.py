@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from apm_git.cli import COMMANDS
+from apm_git.cli.app import COMMANDS
 from apm_git.cli.reference import reference
 
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "cli.md"
