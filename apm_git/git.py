@@ -236,6 +236,7 @@ class Built(NamedTuple):
 
     commit: str
     entries: dict[str, tuple[str, str] | None]  # path -> (mode, blob), None: deleted
+    fallback: bool = False  # made as FALLBACK_IDENTITY: git has no user identity here
 
 
 def build_commit(
@@ -286,7 +287,8 @@ def build_commit(
             temp_index.unlink()
     entries: dict[str, tuple[str, str] | None] = {path: staged.get(path) for path in committed}
     parents = [*((parent,) if parent else ()), *other_parents]
-    return Built(commit_tree(root, tree, parents, message, env=env, sign=config_bool(root, "commit.gpgsign")), entries)
+    commit, fallback = _commit_tree(root, tree, parents, message, env=env, sign=config_bool(root, "commit.gpgsign"))
+    return Built(commit, entries, fallback)
 
 
 def commit_tree(
@@ -295,16 +297,25 @@ def commit_tree(
 ) -> str:
     """A commit object of `tree` (`git commit-tree`, the message on stdin), as git's fallback identity when
     git has none here; no ref moves."""
+    return _commit_tree(root, tree, parents, message, env=env, sign=sign)[0]
+
+
+def _commit_tree(
+    root: Path, tree: str, parents: Sequence[str], message: str, *, env: Mapping[str, str] | None = None,
+    sign: bool = False,
+) -> tuple[str, bool]:
+    """`commit_tree`, and whether the commit was made as FALLBACK_IDENTITY (`Built.fallback`)."""
     args = ["commit-tree", *(("-S",) if sign else ()), tree, *(arg for each in parents for arg in ("-p", each)),
             "-F", "-"]  # `git commit-tree` does not read commit.gpgsign itself: the caller says `sign`
     data = message.encode("utf-8")
     proc = _run(root, *args, env=env, stdin=data, check=False)
+    fallback = False
     if proc.returncode != 0 and any(hint.encode() in proc.stderr for hint in IDENTITY_HINTS):
         proc = _run(root, *args, env={**(env or {}), **FALLBACK_IDENTITY}, stdin=data, check=False)
-        FALLBACK_COMMITS.append(root)  # the command line says so once (apm_git.cli)
+        fallback = True  # the caller notes it on the repository (store/commit.py)
     if proc.returncode != 0:
         raise GitError(_describe_failure(["commit", *args[1:]], proc))
-    return proc.stdout.decode().strip()
+    return proc.stdout.decode().strip(), fallback
 
 
 def hash_blobs(root: Path, state: Path, datas: Sequence[bytes]) -> dict[bytes, str]:
@@ -386,7 +397,6 @@ def config_bool(root: Path, key: str) -> bool:
     return proc.stdout.strip() == b"true"
 
 
-FALLBACK_COMMITS: list[Path] = []  # repositories this process committed to as FALLBACK_IDENTITY
 FALLBACK_IDENTITY = {
     "GIT_AUTHOR_NAME": "apm-git",
     "GIT_AUTHOR_EMAIL": "apm-git@localhost",

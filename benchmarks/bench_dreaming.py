@@ -129,7 +129,7 @@ def run_section(ctx: Context) -> list[Row]:
     rem, bare, summary = _measure_rem(ctx, ctx.fresh_copy("large", "rem-dirty"), dirty=True)
     rows.append(Row(SECTION, "rem --force, an uncommitted edit flushed first", rem, bare, f"<= {TARGET_REM:g}s",
                     rem <= TARGET_REM, f"({summary}; the flush commit, then the run's: planned once)"))
-    generated = ctx.repos["large"]
+    generated = ctx.repo("large")
     root = ctx.fresh_copy("large", "history")
     picks = (("archived", generated.archived_ids[len(generated.archived_ids) // 2]),
              ("live", generated.live_ids[len(generated.live_ids) // 2]))

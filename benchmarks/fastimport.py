@@ -302,12 +302,21 @@ class Replay:
         self.last_group_ts = planner.plans[0].when
         self.session = 0
         self.session_open = False
+        self.note_count = 0
+
+    def notes(self) -> list[tuple[str, str]]:
+        """`note_count` free-form notes under `notes/` (no records): the files a person keeps beside
+        the categories, which INDEX.md lists and every flush looks at."""
+        return [(f"{MEMORY}/notes/note-{n:04d}.md",
+                 f"# Note {n}\n\n## Context\n\nWhy note {n} was kept: {self.rng.choice(TOPICS)[0]}.\n\n"
+                 f"## Details\n\n- See the {self.rng.choice(TOPICS)[0]} runbook.\n")
+                for n in range(self.note_count)]
 
     def commit(self, plan: CommitPlan) -> tuple[str, list[tuple[str, str]]]:
         """The message and the files (path, text) of one planned commit."""
         if plan.kind == "init":
             return "memory: init\n", _init_files(self.writer, self.groups, self.attention, self.attention_title,
-                                                 plan.when)
+                                                 plan.when) + self.notes()
         if plan.kind == "rem":
             return self._rem(plan, _day(plan.when))
         return self._flush(plan, _day(plan.when))

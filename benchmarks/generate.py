@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Generate a synthetic apm-git memory repository, fast and deterministically.
 
-    python benchmarks/generate.py OUT_DIR [--preset small|large] [--entries N] [--commits C]
-        [--groups G] [--live-share F] [--seed S] [--start-date YYYY-MM-DD]
+    python benchmarks/generate.py OUT_DIR [--preset small|large|wide] [--entries N] [--commits C]
+        [--groups G] [--notes N] [--live-share F] [--seed S] [--start-date YYYY-MM-DD]
 
 The whole history is planned in memory first and then written with one `git fast-import`
 stream, so thousands of commits take seconds.  The same arguments (with an explicit
@@ -42,11 +42,14 @@ class Preset:
     entries: int
     commits: int
     groups: int
+    notes: int = 0
 
 
 PRESETS: dict[str, Preset] = {
     "small": Preset(entries=100, commits=10, groups=2),
     "large": Preset(entries=20_000, commits=5_000, groups=40),
+    # Issue 28: many groups and files, so what a flush costs for each group or file shows.
+    "wide": Preset(entries=20_000, commits=5_000, groups=200, notes=354),
 }
 
 
@@ -74,6 +77,7 @@ def generate(
     live_share: float | None = None,
     seed: int = 0,
     start: date | None = None,
+    notes: int = 0,
 ) -> GeneratedRepo:
     """Write a memory repository with `entries` records and `commits` commits into `out_dir`.
 
@@ -97,6 +101,7 @@ def generate(
     planner = plan_history(entries=entries, commits=commits, groups=group_names, live_share=live_share, rng=rng,
                            start=start, span_days=span_days, not_after=not_after)
     replay = Replay(planner, rng, start, end)
+    replay.note_count = notes
     write_history(out_dir, planner.plans, replay)
 
     entry_ids, archived_ids = replay.entry_ids, replay.archived_ids
@@ -114,10 +119,11 @@ def generate(
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Generate a synthetic apm-git memory repository.")
     parser.add_argument("out_dir", type=Path, metavar="OUT_DIR", help="new or empty directory")
-    parser.add_argument("--preset", choices=sorted(PRESETS), help="small (default) or large")
+    parser.add_argument("--preset", choices=sorted(PRESETS), help="small (default), large or wide")
     parser.add_argument("--entries", type=int, help="records in the repository, live + archived")
     parser.add_argument("--commits", type=int, help="commits in the history, init included")
     parser.add_argument("--groups", type=int, help="group chats (memory/groups/<g>)")
+    parser.add_argument("--notes", type=int, help="free-form notes under memory/notes/ (no records)")
     parser.add_argument("--live-share", type=float,
                         help="share of entries left live (default: as many as the line budgets allow, at most 0.9)")
     parser.add_argument("--seed", type=int, default=0)
@@ -133,6 +139,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             groups=preset.groups if args.groups is None else args.groups,
             live_share=args.live_share,
             seed=args.seed,
+            notes=preset.notes if args.notes is None else args.notes,
             start=args.start_date,
         )
     except ValueError as exc:

@@ -26,12 +26,18 @@ class Context:
     repeat: int
     repos: dict[str, GeneratedRepo]
 
+    def repo(self, preset: str) -> GeneratedRepo:
+        """The generated repository of a preset, generated on first use (the wide one only for flush)."""
+        if preset not in self.repos:
+            self.repos.update(make_repos(self.workdir, (preset,)))
+        return self.repos[preset]
+
     def fresh_copy(self, preset: str, name: str) -> Path:
         """A private copy of a generated repository that a benchmark may change."""
         target = self.workdir / f"{preset}-{name}"
         if target.exists():
             shutil.rmtree(target)
-        shutil.copytree(self.repos[preset].out_dir, target, symlinks=True)
+        shutil.copytree(self.repo(preset).out_dir, target, symlinks=True)
         return target
 
 
@@ -99,5 +105,6 @@ def make_repos(workdir: Path, presets: Sequence[str]) -> dict[str, GeneratedRepo
         out = workdir / f"generated-{name}"
         if out.exists():
             shutil.rmtree(out)
-        repos[name] = generate(out, entries=preset.entries, commits=preset.commits, groups=preset.groups, seed=7)
+        repos[name] = generate(out, entries=preset.entries, commits=preset.commits, groups=preset.groups,
+                                notes=preset.notes, seed=7)
     return repos

@@ -34,7 +34,7 @@ def layer(module: str) -> int | None:
 
 
 def cli(*args: str) -> None:
-    from apm_git.cli import main
+    from apm_git.cli.app import main
 
     with contextlib.suppress(SystemExit):
         main(list(args))

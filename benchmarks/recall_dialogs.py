@@ -39,7 +39,7 @@ from dialogs import CATEGORIES, FOLDER, Dialog, Question, generate, heading_date
 from apm_git.commands.init import init
 from apm_git.commands.recall import markdown, recall
 from apm_git.commands.search import search
-from apm_git.search import sections
+from apm_git.model import text_sections as sections
 from apm_git.store.repo import MemoryRepo, open_repo
 
 BIN = Path(sys.executable).parent

@@ -265,7 +265,7 @@ def memory_texts(root: Path, rev: str = "HEAD") -> dict[str, str]:
 
 def accounted(texts: dict[str, str]) -> set[str]:
     """Every id that is an entry (live or archived) or named in a Merged/Supersedes field."""
-    from apm_git.checks.entries import summarize
+    from apm_git.model.entries import summarize
     from apm_git.model.records import parse
 
     ids: set[str] = set()

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from apm_git.cli import cli
+from apm_git.cli.app import cli
 from apm_git.commands.init import init
 from apm_git.store.repo import MemoryRepo, open_repo
 

@@ -30,7 +30,7 @@ AUDIT_STATE = "audit.json"
 
 
 @dataclasses.dataclass(frozen=True)
-class Flush:
+class AuditedFlush:
     session: str
     trigger: str
     time: dt.datetime
@@ -83,15 +83,15 @@ def note_clean_flush(repo: MemoryRepo, trigger: str, session: str) -> None:
         log.write(line + "\n")
 
 
-def flushes(repo: MemoryRepo) -> dict[str, list[Flush]]:
-    found: dict[str, list[Flush]] = {}
+def flushes(repo: MemoryRepo) -> dict[str, list[AuditedFlush]]:
+    found: dict[str, list[AuditedFlush]] = {}
     if git.head(repo.root) is not None:
         for commit in git.log(repo.root, ["HEAD"]):
             trailers = dict(trailer_model.parse(commit.message))
             trigger, session = trailers.get("Apm-Trigger", "").strip(), trailers.get("Apm-Session", "").strip()
             when = parse_time(commit.date) if trigger and session else None
             if when is not None:
-                flush = Flush(session, trigger, when, commit.sha)
+                flush = AuditedFlush(session, trigger, when, commit.sha)
                 found.setdefault(flush.session, []).append(flush)
     log = repo.state_dir / CLEAN_LOG
     if log.is_file():
@@ -103,7 +103,7 @@ def flushes(repo: MemoryRepo) -> dict[str, list[Flush]]:
             except (json.JSONDecodeError, KeyError, TypeError):
                 continue
             if when is not None:
-                found.setdefault(session, []).append(Flush(session, trigger, when, None))
+                found.setdefault(session, []).append(AuditedFlush(session, trigger, when, None))
     return found
 
 
@@ -126,7 +126,7 @@ def _records(path: Path) -> Iterator[tuple[int, dict[str, object]]]:
                 yield number, data
 
 
-def _describe(flush: Flush) -> str:
+def _describe(flush: AuditedFlush) -> str:
     return flush.commit[:12] if flush.commit else f"clean flush at {flush.time.isoformat(timespec='seconds')}"
 
 

@@ -68,7 +68,7 @@ def runs_apm_git(command: str) -> str | None:
 
 
 @dataclasses.dataclass(frozen=True)
-class Found:
+class FoundSettings:
     """A hook command in the file: its event, and whether apm-git wrote it (the mark)."""
 
     event: str
@@ -132,7 +132,7 @@ class Settings:
     def _style(self, root: Node | None) -> json_text.Style:
         return json_text.style_of(self.text, root)
 
-    def hooks(self) -> list[Found]:
+    def hooks(self) -> list[FoundSettings]:
         """Every hook command in the file, by event, in file order."""
         found = []
         for event, array in self._events(self._root()):
@@ -140,7 +140,7 @@ class Settings:
                 for hook in _hook_nodes(group.value):
                     command = _command(hook)
                     if command is not None:
-                        found.append(Found(event, command, command.endswith(self.mark)))
+                        found.append(FoundSettings(event, command, command.endswith(self.mark)))
         return found
 
     def installed(self) -> dict[str, list[str]]:

@@ -37,12 +37,12 @@ class Node:
     kind: str  # "object", "array" or "scalar"
     start: int
     end: int
-    items: list[Item] = dataclasses.field(default_factory=list)
+    items: list[JsonItem] = dataclasses.field(default_factory=list)
     value: Any = None
 
 
 @dataclasses.dataclass
-class Item:
+class JsonItem:
     """An object's member (its key decoded) or an array's element; `start` is where its key or value starts."""
 
     key: str | None
@@ -91,7 +91,7 @@ class _Parser:
                 key = key_node.value
                 self.skip()
                 self.pos += 1  # the ':'
-            node.items.append(Item(key, item_start, self.value()))
+            node.items.append(JsonItem(key, item_start, self.value()))
             self.skip()
             if self.text[self.pos] == ",":
                 self.pos += 1
@@ -153,7 +153,7 @@ def _containers(root: Node | None) -> list[Node]:
     return found
 
 
-def _walk(root: Node | None) -> list[Item]:
+def _walk(root: Node | None) -> list[JsonItem]:
     return [item for node in _containers(root) for item in node.items]
 
 
@@ -261,7 +261,7 @@ def replace(text: str, node: Node, value: Any) -> str:
     return text[:node.start] + json.dumps(value, ensure_ascii=False) + text[node.end:]
 
 
-def member(node: Node, key: str) -> Item | None:
+def member(node: Node, key: str) -> JsonItem | None:
     """An object's member by key; the last one when the key repeats, as JSON.parse reads it."""
     found = [item for item in node.items if item.key == key]
     return found[-1] if found else None

@@ -2,7 +2,7 @@
 
 The bodies run in a worker process (apm_git/agents/mcp_worker.py), never in the server's own, so a
 call that passes its time limit can be stopped.  Each calls the same function as the command line
-and answers with the command's `--json` shape (apm_git/cli/shapes.py, docs/json.md), except `load`,
+and answers with the command's `--json` shape (apm_git/present/shapes.py, docs/json.md), except `load`,
 which answers with the Markdown an agent reads.
 
 Bounds (docs/agents.md): an entry id, a session, a room, a group or a scope is at most 200
@@ -50,17 +50,17 @@ def _as_json(data: dict[str, Any]) -> str:
 
 def _load(repo: MemoryRepo, *, intent: str | None, budget: int | None, group: str | None, room: str | None,
           main: bool, session: str | None) -> str:
-    from apm_git.cli.load_format import markdown
     from apm_git.commands.load import Target, load
+    from apm_git.present.load_format import markdown
 
     return markdown(load(repo, Target(group=group, room=room, main=main), intent=intent, budget=budget,
                          session=session))
 
 
 def _search(repo: MemoryRepo, *, query: str, limit: int, archive: bool, archive_only: bool) -> str:
-    from apm_git.cli.shapes import search_json
     from apm_git.commands.search import search
     from apm_git.errors import UsageError
+    from apm_git.present.shapes import search_json
 
     if archive and archive_only:
         raise UsageError("archive and archive_only exclude each other: give one")
@@ -80,8 +80,8 @@ def _secret_refusal_for_mcp() -> Iterator[None]:
 
 def _journal_add(repo: MemoryRepo, *, text: str, kind: EntryKind, title: str | None, tags: list[str] | None,
                  value: DecisionValue, allow_secret: bool) -> str:
-    from apm_git.cli.shapes import journal_add_json
     from apm_git.commands.journal import add
+    from apm_git.present.shapes import journal_add_json
 
     with _secret_refusal_for_mcp():
         entry = add(repo, text, kind=kind, title=title, tags=tags or [], value=value, allow_secret=allow_secret)
@@ -90,9 +90,9 @@ def _journal_add(repo: MemoryRepo, *, text: str, kind: EntryKind, title: str | N
 
 def _remember(repo: MemoryRepo, *, scope: str, decision: str | None, task: str | None, status: str | None,
               title: str | None, value: DecisionValue, allow_secret: bool) -> str:
-    from apm_git.cli.shapes import remember_json
     from apm_git.commands import remember as rm
     from apm_git.errors import UsageError
+    from apm_git.present.shapes import remember_json
     from apm_git.store.scope import require_known_group
 
     chosen = require_known_group(repo, rm.memory_scope(scope), create=False)
@@ -106,30 +106,30 @@ def _remember(repo: MemoryRepo, *, scope: str, decision: str | None, task: str |
 
 
 def _hit(repo: MemoryRepo, *, entry_ids: list[str]) -> str:
-    from apm_git.cli.shapes import hit_json
     from apm_git.commands.hit import hit
+    from apm_git.present.shapes import hit_json
 
     return _as_json(hit_json(hit(repo, entry_ids)))
 
 
 def _flush(repo: MemoryRepo, *, message: str | None, session: str | None, trigger: FlushTrigger) -> str:
-    from apm_git.cli.shapes import flush_json
     from apm_git.commands.flush import flush
+    from apm_git.present.shapes import flush_json
 
     return _as_json(flush_json(flush(repo, trigger=trigger, session=session, message=message)))
 
 
 def _history(repo: MemoryRepo, *, entry_id: str) -> str:
-    from apm_git.cli.shapes_dreaming import history_json
     from apm_git.commands.history import history
+    from apm_git.present.shapes_dreaming import history_json
 
     return _as_json(history_json(entry_id, history(repo, entry_id)))
 
 
 def _status(repo: MemoryRepo) -> str:
     from apm_git.agents.audit import last_audited
-    from apm_git.cli.shapes import status_json
     from apm_git.commands.status import status
+    from apm_git.present.shapes import status_json
 
     return _as_json(status_json(status(repo), last_audited(repo)))
 

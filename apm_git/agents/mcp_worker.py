@@ -49,12 +49,13 @@ def answer(root: Path, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
     """One call's reply: {"text": the tool's answer or apm-git's one-line error, "error": bool}."""
     from apm_git.agents import mcp_tools
     from apm_git.errors import ApmGitError, describe_os_error
-    from apm_git.store import landing
+    from apm_git.store import writer
     from apm_git.store.repo import open_repo
 
+    repo = None
     try:
         repo = open_repo(root)
-        landing.finish_pending(repo, wait=False)  # a commit an ended call left half-landed, as the CLI does
+        writer.finish_pending(repo, wait=False)  # a commit an ended call left half-landed, as the CLI does
         body = mcp_tools.read_index if tool == "index" else mcp_tools.BY_NAME[tool].body
         return {"text": body(repo, **arguments), "error": False}
     except ApmGitError as error:
@@ -65,7 +66,7 @@ def answer(root: Path, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
         traceback.print_exc()
         message = f"{tool} failed unexpectedly ({type(error).__name__}); the traceback is on the server's stderr"
     finally:
-        for note in landing.take_notices():
+        for note in repo.take_notes() if repo is not None else []:
             print(f"apm-git: {note}", file=sys.stderr)
     return {"text": one_line(f"apm-git: {message}"), "error": True}
 
@@ -114,13 +115,13 @@ def _private_streams() -> tuple[BinaryIO, BinaryIO]:
 
 def _warm() -> None:
     """Import what the tools use before the first request, while the client is still starting."""
-    import apm_git.cli.load_format
-    import apm_git.cli.shapes
     import apm_git.commands.flush
     import apm_git.commands.journal
     import apm_git.commands.load
     import apm_git.commands.search
-    import apm_git.store.landing  # noqa: F401
+    import apm_git.present.load_format
+    import apm_git.present.shapes
+    import apm_git.store.writer  # noqa: F401
 
 
 if __name__ == "__main__":

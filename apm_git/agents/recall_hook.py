@@ -101,7 +101,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     fast, repo_path = fast_repo(lead, rest)
     if fast:
         return answer(repo_path)
-    from apm_git.cli import main as full
+    from apm_git.cli.app import main as full
 
     return full([*lead, "recall", *rest])  # exits with recall's code
 

@@ -88,9 +88,9 @@ def read_payload(text: str) -> dict[str, str | None]:
 
 
 def _notes(shot: object) -> list[str]:
-    from apm_git.operations.snapshot import Snapshot
+    from apm_git.operations.snapshot import TrackedSnapshot
 
-    assert isinstance(shot, Snapshot)
+    assert isinstance(shot, TrackedSnapshot)
     lines = [f"{shot.tracked.folder}/{item.path}{':' + str(item.line) if item.line else ''} is not in apm-git's "
              f"history: {item.why}" for item in shot.withheld]
     if shot.cap is not None and shot.cap.over:
@@ -147,7 +147,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         safe_streams()
     found = fast_args(args)
     if found is None:
-        from apm_git.cli import main as full
+        from apm_git.cli.app import main as full
 
         return full(["snapshot", *_folder_as_target(args)])
     agent, folder = found

@@ -184,7 +184,7 @@ def uninstall_cron(memory: Path) -> TimerResult:
 
 
 @dataclasses.dataclass
-class Found:
+class FoundTimer:
     """One installed job, as `hooks status` reports it."""
 
     kind: TimerKind
@@ -204,7 +204,7 @@ def _program_problem(command: str) -> str | None:
     return f"{program} does not exist any more: run `apm-git hooks install timer` again"
 
 
-def found_systemd() -> list[Found]:
+def found_systemd() -> list[FoundTimer]:
     """apm-git's timer units in the user's systemd folder; a timer not enabled never runs."""
     folder = systemd_dir()
     try:
@@ -225,11 +225,11 @@ def found_systemd() -> list[Found]:
                    else _program_problem(command))
         if problem is None and not (folder / "timers.target.wants" / name).exists():
             problem = f"not enabled: run `systemctl --user daemon-reload && systemctl --user enable --now {name}`"
-        found.append(Found("systemd", str(folder / name), unit[1], command, problem))
+        found.append(FoundTimer("systemd", str(folder / name), unit[1], command, problem))
     return found
 
 
-def found_cron() -> list[Found]:
+def found_cron() -> list[FoundTimer]:
     """apm-git's lines in the crontab (none where there is no crontab to read)."""
     try:
         table = read_crontab()
@@ -241,5 +241,5 @@ def found_cron() -> list[Found]:
             continue
         command = line.split(" ", 5)[-1].split(" >/dev/null")[0]
         job = "dream" if command.endswith(" dream") else "snapshot" if " snapshot --all" in command else "flush"
-        found.append(Found("cron", where_cron(), job, command, _program_problem(command)))
+        found.append(FoundTimer("cron", where_cron(), job, command, _program_problem(command)))
     return found

@@ -9,8 +9,8 @@ from collections.abc import Iterator
 from typing import Final
 
 from apm_git.checks.check import Check
-from apm_git.checks.snapshot import Finding, Snapshot
 from apm_git.model.records import split_lines, strip_eol
+from apm_git.model.snapshot import Finding, Snapshot
 
 ID: Final = "apm-append-only"
 DEPRECATED = "[DEPRECATED]"

@@ -15,10 +15,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, NamedTuple
 
-from apm_git.checks.snapshot import Finding, Snapshot
 from apm_git.errors import BaselineError
 from apm_git.model import names
 from apm_git.model.slotted import Slotted
+from apm_git.model.snapshot import Finding, Snapshot
 
 FILE = names.BASELINE  # memory-relative
 VERSION = 1

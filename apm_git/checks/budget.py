@@ -5,9 +5,9 @@ from collections.abc import Iterator
 from typing import Final
 
 from apm_git.checks.check import Check
-from apm_git.checks.snapshot import Finding, Snapshot
 from apm_git.model import dated, names
 from apm_git.model.records import count_lines
+from apm_git.model.snapshot import Finding, Snapshot
 
 ID: Final = "apm-budget"
 # REM never scores or archives a journal's items: deep sleep moves them out (promotes them), in its own turn.

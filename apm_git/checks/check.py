@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
-    from apm_git.checks.snapshot import Finding, Snapshot
+    from apm_git.model.snapshot import Finding, Snapshot
     from apm_git.model.vocabulary import CheckId
 
 # "file": looks at the files it is handed (the staged files, or every file with `--all-files`);

@@ -14,10 +14,10 @@ from collections.abc import Iterator
 from typing import Final
 
 from apm_git.checks.check import Check
-from apm_git.checks.snapshot import Finding, Snapshot
 from apm_git.model import index_md
 from apm_git.model.dated import JOURNAL_NAME
 from apm_git.model.names import INDEX, repo_rel
+from apm_git.model.snapshot import Finding, Snapshot
 
 ID: Final = "apm-index-fresh"
 FIX = "run `apm-git index` (and stage the index)"

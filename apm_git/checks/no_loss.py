@@ -13,8 +13,8 @@ from collections.abc import Iterator
 from typing import Final
 
 from apm_git.checks.check import Check
-from apm_git.checks.snapshot import RECORD_KINDS, Finding, Snapshot
 from apm_git.model.names import ARCHIVE
+from apm_git.model.snapshot import RECORD_KINDS, Finding, Snapshot
 
 ID: Final = "apm-no-loss"
 

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from typing import Final
 
 from apm_git.checks.check import Check
-from apm_git.checks.snapshot import Finding, Snapshot
+from apm_git.model.snapshot import Finding, Snapshot
 from apm_git.secret_scan import scan
 from apm_git.secret_scan.prefilter import ALLOW
 

@@ -12,7 +12,11 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Final
 
 from apm_git.checks.check import Check
-from apm_git.checks.snapshot import (
+from apm_git.model.config import KINDS
+from apm_git.model.names import MAIN
+from apm_git.model.records import Problem, Record, RecordFile
+from apm_git.model.routing import routing_problems
+from apm_git.model.snapshot import (
     ARCHIVE,
     CATEGORY,
     EXPERIENCE,
@@ -23,10 +27,6 @@ from apm_git.checks.snapshot import (
     Finding,
     Snapshot,
 )
-from apm_git.model.config import KINDS
-from apm_git.model.names import MAIN
-from apm_git.model.records import Problem, Record, RecordFile
-from apm_git.model.routing import routing_problems
 
 ID: Final = "apm-record-format"
 SESSION_KINDS = ("Decision", "Discovery", "Pending", "Context")

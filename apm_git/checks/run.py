@@ -5,7 +5,7 @@ from collections.abc import Callable, Iterable
 
 from apm_git.checks import baseline
 from apm_git.checks.catalog import CHECKS as DECLARED
-from apm_git.checks.snapshot import Finding, Snapshot
+from apm_git.model.snapshot import Finding, Snapshot
 from apm_git.model.vocabulary import CheckId
 
 Check = Callable[[Snapshot], Iterable[Finding]]

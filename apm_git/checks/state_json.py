@@ -5,8 +5,8 @@ from collections.abc import Iterator
 from typing import Final
 
 from apm_git.checks.check import Check
-from apm_git.checks.snapshot import Finding, Snapshot
 from apm_git.model.names import STATE_FILES
+from apm_git.model.snapshot import Finding, Snapshot
 
 ID: Final = "apm-state-json"
 

@@ -6,10 +6,10 @@ from typing import IO
 
 import click
 
-from apm_git.cli import shapes_agents
 from apm_git.cli.base import UTF8, emit, state, text_of
 from apm_git.errors import EXIT_FINDINGS, EXIT_OK, UsageError
 from apm_git.model.vocabulary import AGENTS
+from apm_git.present import shapes_agents
 
 RECALL_FORMATS = ("markdown", "claude-hook")
 
@@ -35,7 +35,7 @@ def recall_cmd(ctx: click.Context, prompt: str | None, hook_input: IO[str] | Non
         found = open_hook_repo(state(ctx).repo_path, payload, given_as=state(ctx).repo_given_as)
         if found is None:
             return EXIT_OK  # no memory serves the session's folder: nothing to add to the prompt
-        repo = found
+        repo = state(ctx).keep(found)
         fmt = fmt or "claude-hook"
     else:
         if prompt is None:

@@ -28,22 +28,28 @@ class CliState:
     repo_path: Path | None
     json: bool
     repo_given_as: str = "--repo"  # or APM_GIT_REPO, when the path came from the environment
+    opened: list[Any] = dataclasses.field(default_factory=list)  # whose notes are said after the command
 
     def repo(self, *, finish: bool = True) -> Any:
-        return open_memory(self.repo_path, finish=finish, given_as=self.repo_given_as)
+        return self.keep(open_memory(self.repo_path, finish=finish, given_as=self.repo_given_as))
+
+    def keep(self, repo: Any) -> Any:
+        """`repo`, whose notes (an interrupted commit finished, the fallback identity) this run says at its end."""
+        self.opened.append(repo)
+        return repo
 
 
 def open_memory(path: Path | None, *, finish: bool = True, given_as: str | None = None) -> Any:
     """The memory repository; a commit a kill interrupted is finished first when the lock is free
     (`finish`), or only named in one line (lint, which never writes)."""
-    from apm_git.store import landing
+    from apm_git.store import writer
     from apm_git.store.repo import open_repo
 
     repo = open_repo(path, given_as=given_as)
     if finish:
-        landing.finish_pending(repo, wait=False)
+        writer.finish_pending(repo, wait=False)
     else:
-        landing.note_pending(repo)
+        writer.note_pending(repo)
     return repo
 
 
@@ -89,30 +95,17 @@ def choice(allowed: Sequence[Word], text: str) -> Word:
     return word
 
 
-def _say_notices() -> None:
-    """What this run did about a commit a kill had interrupted (apm_git.store.landing), one line each."""
-    landing = sys.modules.get("apm_git.store.landing")  # not imported: nothing to say
-    if landing is not None:
-        for note in landing.take_notices():
+def _say_notices(ctx: click.Context) -> None:
+    """What this run did on the side, one line each: the notes of the repositories it opened (an interrupted
+    commit finished, commits made as apm-git), and the files it skipped for a name that is not UTF-8."""
+    obj = ctx.find_root().obj
+    for repo in obj.opened if isinstance(obj, CliState) else []:
+        for note in repo.take_notes():
             click.echo(f"apm-git: {note}", err=True)
-    odd_names = sys.modules.get("apm_git.store.odd_names")  # files skipped for a name that is not UTF-8
+    odd_names = sys.modules.get("apm_git.store.odd_names")  # not imported: nothing to say
     if odd_names is not None:
         for note in odd_names.take_notices():
             click.echo(f"apm-git: {note}", err=True)
-
-
-def _say_fallback_identity() -> None:
-    """Once per run: the commits were made as apm-git <apm-git@localhost>, git having no identity here."""
-    gateway = sys.modules.get("apm_git.git")  # not imported: no commit was made
-    if gateway is None or not gateway.FALLBACK_COMMITS:
-        return
-    email = gateway.FALLBACK_IDENTITY["GIT_AUTHOR_EMAIL"]
-    click.echo(
-        f"apm-git: NOTE: git has no user identity here, so the commit(s) were made as apm-git <{email}>; "
-        "set yours with `git config --global user.name NAME` and `git config --global user.email EMAIL`",
-        err=True,
-    )
-    gateway.FALLBACK_COMMITS.clear()
 
 
 if TYPE_CHECKING:
@@ -182,8 +175,7 @@ class ApmGroup(click.Group):
             click.echo(f"apm-git: {describe_os_error(error)}", err=True)
             ctx.exit(EXIT_STATE)
         finally:
-            _say_fallback_identity()
-            _say_notices()
+            _say_notices(ctx)
 
     def main(self, args: Sequence[str] | None = None, *rest: Any, **kwargs: Any) -> Any:
         argv = list(sys.argv[1:] if args is None else args)

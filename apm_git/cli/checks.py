@@ -5,9 +5,9 @@ from pathlib import Path
 
 import click
 
-from apm_git.cli import shapes
 from apm_git.cli.base import emit, state, text_of, warn
 from apm_git.errors import EXIT_FINDINGS, EXIT_OK, UsageError
+from apm_git.present import shapes
 
 
 @click.command("lint")

@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import click
 
-from apm_git.cli import shapes_agents
 from apm_git.cli.base import emit, state
 from apm_git.errors import EXIT_OK
 from apm_git.model.vocabulary import CiProvider
+from apm_git.present import shapes_agents
 
 WHAT = {
     "github": "GitHub Actions, on pull requests",

@@ -6,12 +6,12 @@ from typing import IO
 
 import click
 
-from apm_git.cli import shapes
 from apm_git.cli.base import UTF8, choice, emit, state, text_of, too_large_line, warn, withheld_line
 from apm_git.errors import EXIT_FINDINGS, EXIT_OK
 from apm_git.model.config import KINDS
 from apm_git.model.fitness import VALUES
 from apm_git.model.vocabulary import FLUSH_TRIGGERS
+from apm_git.present import shapes
 
 
 @click.command("init")
@@ -25,6 +25,8 @@ def init_cmd(ctx: click.Context, path: Path | None, no_install: bool, force: boo
     from apm_git.commands.init import init
 
     result = init(path or state(ctx).repo_path or Path.cwd(), install=not no_install, force=force)
+    for note in result.notes:
+        warn(f"apm-git: {note}")
     lines = [f"apm-git: memory repository at {result.root}"]
     adoption = result.adoption
     if adoption.commit:
@@ -162,9 +164,9 @@ def flush_cmd(
         found = open_hook_repo(repo_path, payload, given_as=state(ctx).repo_given_as)
         if found is None:
             return EXIT_OK  # no memory serves the session's folder: nothing to flush, nothing to say
-        repo = found
+        repo = state(ctx).keep(found)
     else:
-        repo = open_repo(repo_path, given_as=state(ctx).repo_given_as)
+        repo = state(ctx).keep(open_repo(repo_path, given_as=state(ctx).repo_given_as))
     chosen = scope_for(repo, scope, room, create=create)
     result = flush(repo, trigger=trigger, scope=chosen, session=session, message=message, if_idle=if_idle,
                    hook=hook_input is not None)
@@ -213,8 +215,8 @@ def status_cmd(ctx: click.Context, all_files: bool, tracked: str | None) -> int:
     """Budgets, the findings that hold now (totals and the worst few), last flushes, pending items, what is due."""
     from apm_git.agents.audit import last_audited
     from apm_git.cli import track
-    from apm_git.cli.status_format import status_text
     from apm_git.commands.status import status
+    from apm_git.present.status_format import status_text
 
     repo = track.target(ctx, tracked)
     if track.is_tracked(repo):

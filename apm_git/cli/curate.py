@@ -6,8 +6,8 @@ from typing import IO, Any
 import click
 
 from apm_git.cli.base import UTF8, emit, state, text_of
-from apm_git.cli.shapes import VERSION
 from apm_git.errors import EXIT_OK, UsageError
+from apm_git.present.shapes import VERSION
 
 
 def curated_json(result: Any) -> dict[str, Any]:

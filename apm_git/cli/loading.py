@@ -6,10 +6,10 @@ from typing import IO
 
 import click
 
-from apm_git.cli import shapes
 from apm_git.cli.base import UTF8, choice, emit, open_memory, print_json, state, text_of, warn
 from apm_git.errors import EXIT_FINDINGS, EXIT_OK, UsageError
 from apm_git.model.fitness import VALUES
+from apm_git.present import shapes
 
 FORMATS = ("markdown", "json", "claude-hook")
 FRESH_SOURCES = ("clear", "compact")  # SessionStart sources after which the agent's context is empty
@@ -36,9 +36,9 @@ def load_cmd(
     With --room or --group: a group's memory; with --main: the DM memory; with neither: the
     Dreaming mount (INDEX.md, today's and yesterday's journals, and the intent's domain files).
     """
-    from apm_git.cli import load_format
     from apm_git.commands.load import Target, guide, load
     from apm_git.hookinput import open_hook_repo, read_payload
+    from apm_git.present import load_format
 
     if main_session and (room is not None or group is not None):
         raise UsageError("give at most one of --room, --group and --main (--room and --group may name the same group)")
@@ -55,15 +55,15 @@ def load_cmd(
         found = open_hook_repo(repo_path, payload, given_as=state(ctx).repo_given_as)
         if found is None:
             return EXIT_OK  # no memory serves the session's folder: no context to add, nothing to say
-        repo = found
-        from apm_git.store import landing
+        repo = state(ctx).keep(found)
+        from apm_git.store import writer
 
-        landing.finish_pending(repo, wait=False)  # as open_memory does
+        writer.finish_pending(repo, wait=False)  # as open_memory does
         if separate_memory(repo, payload):  # the agent's commands run in the project: name the memory in each
             program = f"apm-git --repo {shlex.quote(str(repo.root))}"
             export_repo(repo)
     else:
-        repo = open_memory(repo_path, given_as=state(ctx).repo_given_as)
+        repo = state(ctx).keep(open_memory(repo_path, given_as=state(ctx).repo_given_as))
     result = load(repo, Target(group=group, room=room, main=main_session), intent=intent,
                   budget=budget, session=session, fresh=fresh)
     if result.guide:

@@ -1,12 +1,12 @@
 """The `--json` output of tracked folders: track, track --list, untrack, snapshot, restore, and diff, status and
-sync on a tracked folder; version 1 (docs/json.md, docs/tracking.md).  Built key by key (see apm_git/cli/shapes.py).
+sync on a tracked folder; version 1 (docs/json.md, docs/tracking.md).  Built key by key (see apm_git/present/shapes.py).
 """
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from apm_git.cli.shapes import VERSION
+from apm_git.present.shapes import VERSION
 
 if TYPE_CHECKING:
     from apm_git.commands.restore import RestoreResult
@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from apm_git.commands.track import Listed, TrackResult
     from apm_git.commands.tracked_lint import TrackedLint
     from apm_git.commands.tracked_status import TrackedStatus
-    from apm_git.operations.snapshot import Snapshot, Withheld
+    from apm_git.operations.snapshot import SnapshotWithheld, TrackedSnapshot
     from apm_git.operations.tracked_diff import TrackedReview
     from apm_git.operations.tracked_sync import TrackedSync
     from apm_git.store.tracked import Tracked
@@ -35,11 +35,11 @@ def cap_json(cap: CapReport | None) -> dict[str, Any] | None:
             "cut": [{"heading": cut.heading, "line": cut.line, "partly": cut.partly} for cut in cap.cut]}
 
 
-def withheld_json(items: Sequence[Withheld]) -> list[dict[str, Any]]:
+def withheld_json(items: Sequence[SnapshotWithheld]) -> list[dict[str, Any]]:
     return [{"path": item.path, "line": item.line, "why": item.why} for item in items]
 
 
-def snapshot_json(shot: Snapshot) -> dict[str, Any]:
+def snapshot_json(shot: TrackedSnapshot) -> dict[str, Any]:
     return {"id": shot.tracked.id, "folder": shot.tracked.folder, "trigger": shot.trigger, "session": shot.session,
             "commit": shot.commit, "files": list(shot.files), "withheld": withheld_json(shot.withheld),
             "cap": cap_json(shot.cap), "background": shot.background, "skipped": shot.skipped}

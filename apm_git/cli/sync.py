@@ -6,9 +6,9 @@ from typing import Any
 
 import click
 
-from apm_git.cli import shapes_agents
 from apm_git.cli.base import emit, state, text_of, too_large_line, warn, withheld_line
 from apm_git.errors import EXIT_FINDINGS, EXIT_OK, UsageError
+from apm_git.present import shapes_agents
 
 
 @click.command("sync")
@@ -100,8 +100,8 @@ def merge_counters_cmd(ctx: click.Context) -> int:
     Git merges a file both sides changed to the same bytes without its merge driver, so two hits of one
     entry on the same day would count once; this adds them up in a commit after the merge.
     """
-    from apm_git.cli.shapes import merge_counters_json
     from apm_git.commands.merge_counters import merge_counters
+    from apm_git.present.shapes import merge_counters_json
 
     result = merge_counters(state(ctx).repo())
     for path in result.left:

@@ -16,10 +16,10 @@ if TYPE_CHECKING:
     from apm_git.commands.snapshot import Outcome
     from apm_git.commands.track import Listed, TrackResult
     from apm_git.commands.tracked_status import TrackedStatus
-    from apm_git.operations.snapshot import Snapshot
+    from apm_git.operations.snapshot import TrackedSnapshot
     from apm_git.operations.tracked_diff import TrackedReview
     from apm_git.operations.tracked_sync import TrackedSync
-    from apm_git.tracking.facts import FactChange, SectionChange
+    from apm_git.tracking.facts import FactChange, TrackedSectionChange
 
 TEXT_WIDTH = 160  # characters of a fact shown on its line
 
@@ -51,7 +51,7 @@ def track_text(result: TrackResult) -> str:
     return "\n".join(lines)
 
 
-def snapshot_lines(shot: Snapshot) -> list[str]:
+def snapshot_lines(shot: TrackedSnapshot) -> list[str]:
     where = home(shot.tracked.folder)
     if shot.commit is None:
         lines = [f"apm-git: {where}: {shot.skipped or 'nothing changed'}"]
@@ -62,7 +62,7 @@ def snapshot_lines(shot: Snapshot) -> list[str]:
     return lines
 
 
-def warnings(shot: Snapshot) -> list[str]:
+def warnings(shot: TrackedSnapshot) -> list[str]:
     """The lines a user must see: withheld files and the loading cap."""
     lines = [f"apm-git: WARNING: {shot.tracked.folder}/{visible(item.path)}"
              f"{':' + str(item.line) if item.line else ''} is NOT in the snapshot: {item.why}"
@@ -203,7 +203,7 @@ def _where(file: str, heading: str) -> str:
     return visible(f"{file} › {heading}" if heading else file)
 
 
-def _origin(change: SectionChange | FactChange) -> str:
+def _origin(change: TrackedSectionChange | FactChange) -> str:
     if not change.background and change.commit is None:
         return ""
     where = f"snapshot {change.commit[:12]}" if change.commit else "not snapshotted yet"
@@ -219,7 +219,7 @@ def _fact_line(fact: FactChange) -> str:
     return f"{where}: {_one_line(fact.text)}{_origin(fact)}"
 
 
-def _section_line(section: SectionChange) -> str:
+def _section_line(section: TrackedSectionChange) -> str:
     facts = f"{section.facts_before} -> {section.facts_after} facts"
     extra = ""
     if section.status == "moved":

@@ -2,11 +2,11 @@
 from __future__ import annotations
 
 from apm_git.checks import no_secrets
-from apm_git.checks.snapshot import Finding
 from apm_git.errors import UsageError
+from apm_git.model.snapshot import Finding
 from apm_git.operations.baseline import BaselineResult, save, work_tree
-from apm_git.store.lock import write_lock
 from apm_git.store.repo import MemoryRepo
+from apm_git.store.writer import write_lock
 
 
 def allow_secret(repo: MemoryRepo, spots: list[tuple[str, int]]) -> BaselineResult:

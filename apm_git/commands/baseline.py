@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 from apm_git.operations.baseline import BaselineResult, record
-from apm_git.store.lock import write_lock
 from apm_git.store.repo import MemoryRepo
+from apm_git.store.writer import write_lock
 
 
 def record_all(repo: MemoryRepo) -> BaselineResult:

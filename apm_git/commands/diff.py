@@ -4,8 +4,8 @@ from __future__ import annotations
 from collections.abc import Collection
 
 from apm_git.checks import no_loss
-from apm_git.checks.entries import Place
-from apm_git.checks.snapshot import Snapshot
+from apm_git.model.entries import EntryPlace
+from apm_git.model.snapshot import Snapshot
 from apm_git.operations.gather import INDEX, WORKTREE, gather
 from apm_git.review import classify as cl
 from apm_git.review.commits import read_commits
@@ -32,7 +32,7 @@ def diff(repo: MemoryRepo, revision: str | None = None, *, cached: bool = False)
         found = no_loss.lost(snap())
         return {entry: found[entry] for entry in ids if entry in found}
 
-    def places(ids: Collection[str]) -> dict[str, list[Place]]:
+    def places(ids: Collection[str]) -> dict[str, list[EntryPlace]]:
         return snap().entries.places(ids) if ids else {}
 
     found = cl.classify(files, new_side_config(repo, sides), facts, lost_of, places)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from apm_git.model.vocabulary import FlushTrigger
 from apm_git.operations.flush import ALL, FlushResult, flush_locked
-from apm_git.store.lock import write_lock
 from apm_git.store.repo import MemoryRepo
 from apm_git.store.scope import Scope
+from apm_git.store.writer import write_lock
 
 
 def flush(

@@ -13,18 +13,18 @@ from __future__ import annotations
 import dataclasses
 
 from apm_git import git
-from apm_git.checks.snapshot import RECORD_KINDS, file_kind
 from apm_git.errors import FindingsError, UsageError
 from apm_git.model import names
 from apm_git.model import trailers as trailer_model
 from apm_git.model.entry_id import is_entry_id
 from apm_git.model.records import parse
 from apm_git.model.reinsert import drop_records, record_ids
+from apm_git.model.snapshot import RECORD_KINDS, file_kind
 from apm_git.store.atomic import write_atomic
 from apm_git.store.commit import commit
-from apm_git.store.lock import write_lock
 from apm_git.store.repo import MemoryRepo
 from apm_git.store.transaction import Transaction
+from apm_git.store.writer import write_lock
 
 
 @dataclasses.dataclass(frozen=True)

@@ -24,11 +24,11 @@ from __future__ import annotations
 import dataclasses
 
 from apm_git import git
-from apm_git.checks.entries import NAMING_FIELDS, named_ids
 from apm_git.dreaming.locate import entry_block, header_id
 from apm_git.errors import FindingsError, UsageError
 from apm_git.model import dated, names
 from apm_git.model import trailers as trailer_model
+from apm_git.model.entries import NAMING_FIELDS, named_ids
 from apm_git.model.entry_id import is_entry_id
 from apm_git.model.vocabulary import HistoryWhat
 from apm_git.store.repo import MemoryRepo

@@ -14,12 +14,12 @@ from apm_git.model import names
 from apm_git.model.entry_id import is_entry_id
 from apm_git.model.fitness import Fitness
 from apm_git.model.records import Record, RecordFile, parse, set_field
-from apm_git.store.lock import write_lock
 from apm_git.store.repo import MemoryRepo
+from apm_git.store.writer import write_lock
 
 
 @dataclasses.dataclass(frozen=True)
-class Hit:
+class HitDone:
     entry_id: str
     file: str
     line: int
@@ -37,7 +37,7 @@ class Miss:
 
 @dataclasses.dataclass
 class HitResult:
-    hits: list[Hit] = dataclasses.field(default_factory=list)
+    hits: list[HitDone] = dataclasses.field(default_factory=list)
     misses: list[Miss] = dataclasses.field(default_factory=list)
     warnings: list[str] = dataclasses.field(default_factory=list)
 
@@ -110,7 +110,7 @@ def hit(repo: MemoryRepo, entry_ids: list[str]) -> HitResult:
                 continue
             bumped = Fitness(today, fitness.hit_count + 1, fitness.decision_value)
             files.replace(rel, index, set_field(record, "Fitness", bumped.render()))
-            result.hits.append(Hit(entry_id, repo.repo_path(rel), record.line_no, bumped.hit_count,
+            result.hits.append(HitDone(entry_id, repo.repo_path(rel), record.line_no, bumped.hit_count,
                                    today.isoformat(), fitness.hit_count, fitness.last_referenced.isoformat()))
         files.save()
     result.warnings += files.unreadable

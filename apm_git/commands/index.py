@@ -5,9 +5,9 @@ import dataclasses
 
 from apm_git import clock
 from apm_git.model import names
-from apm_git.store.lock import write_lock
 from apm_git.store.memory_index import refresh_index
 from apm_git.store.repo import MemoryRepo
+from apm_git.store.writer import write_lock
 
 
 @dataclasses.dataclass(frozen=True)

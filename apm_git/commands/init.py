@@ -35,6 +35,7 @@ class InitResult:
     hooks_installed: bool
     warning: str | None = None
     adoption: Adoption = dataclasses.field(default_factory=Adoption)
+    notes: list[str] = dataclasses.field(default_factory=list)  # what was done on the side (MemoryRepo.note)
 
 
 def init(path: Path, *, install: bool = True, force: bool = False) -> InitResult:
@@ -108,7 +109,7 @@ def init(path: Path, *, install: bool = True, force: bool = False) -> InitResult
     sha = commit(repo, paths, "init", [("Apm-Trigger", "init"), ("Apm-Scope", "all")]) if paths else None
     problem = precommit.install(root) if install else None
     result = InitResult(root, created, updated, sha, git_initialized, hooks_installed=install and problem is None,
-                        adoption=adoption)
+                        adoption=adoption, notes=repo.take_notes())
     if problem is not None:
         result.warning = f"`pre-commit install` failed ({problem}); fix that, then run `pre-commit install` here"
     return result

@@ -6,8 +6,8 @@ from apm_git.model import dated
 from apm_git.model.vocabulary import DecisionValue, EntryKind
 from apm_git.operations.journal import JournalEntry, append_record
 from apm_git.store import layout
-from apm_git.store.lock import write_lock
 from apm_git.store.repo import MemoryRepo
+from apm_git.store.writer import write_lock
 
 
 def add(

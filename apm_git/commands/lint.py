@@ -6,8 +6,8 @@ from collections.abc import Sequence
 
 from apm_git.checks import baseline
 from apm_git.checks.run import run_checks
-from apm_git.checks.snapshot import Finding
 from apm_git.errors import UsageError
+from apm_git.model.snapshot import Finding
 from apm_git.operations.gather import gather, resolve_sides
 from apm_git.operations.lint_merges import across_merges, merge_commits
 from apm_git.store.repo import MemoryRepo

@@ -59,7 +59,7 @@ _CONVENTIONS_REF = re.compile(rf"(?<![\w./-])[\w./-]{{0,200}}{names.CONVENTIONS}
 
 
 @dataclasses.dataclass
-class Route:
+class LoadRoute:
     file: str
     priority: str
     hits: list[str]
@@ -76,7 +76,7 @@ class LoadResult:
     session: str | None
     group: str | None = None
     room: str | None = None
-    routes: list[Route] = dataclasses.field(default_factory=list)
+    routes: list[LoadRoute] = dataclasses.field(default_factory=list)
     domain: str | None = None
     domain_hits: list[str] = dataclasses.field(default_factory=list)
     recall: str | None = None  # why the index was asked for sections, when it was
@@ -228,8 +228,8 @@ def _index(run: _Run, rel: str, create_hint: str) -> RoutingTable:
     return table
 
 
-def _route(choice: RouteChoice) -> Route:
-    return Route(choice.file, choice.priority, list(choice.hits), choice.reason)
+def _route(choice: RouteChoice) -> LoadRoute:
+    return LoadRoute(choice.file, choice.priority, list(choice.hits), choice.reason)
 
 
 def _load_group(run: _Run) -> None:
@@ -390,7 +390,8 @@ def recall(run: _Run, group: str | None, under: str | None, whole: set[str]) -> 
     passage), in rank order, each whole or, when it does not fit, its best passage; skipping sections of files
     already loaded whole."""
     from apm_git.errors import NoFts5
-    from apm_git.search.index import Index, Scope
+    from apm_git.search.index import Index
+    from apm_git.search.index import SearchScope as Scope
     from apm_git.search.scan import matched, query_terms, scan_sections
 
     assert run.result.intent is not None

@@ -17,12 +17,12 @@ from __future__ import annotations
 import dataclasses
 
 from apm_git import git
-from apm_git.merge import merge_memory
+from apm_git.merge.tree import merge_memory
 from apm_git.operations.merge_sides import driver_config, whole_memory
 from apm_git.store.atomic import write_atomic
 from apm_git.store.commit import commit
-from apm_git.store.lock import write_lock
 from apm_git.store.repo import MemoryRepo
+from apm_git.store.writer import write_lock
 
 FITNESS = "- Fitness:"
 

@@ -15,8 +15,8 @@ from pathlib import Path
 
 from apm_git import git
 from apm_git.errors import ApmGitError, StateError
-from apm_git.merge import MemoryMerge, MergeConflict, merge_memory
 from apm_git.merge.readable import why_unreadable
+from apm_git.merge.tree import MemoryMerge, MergeConflict, merge_memory
 from apm_git.model import names
 from apm_git.model.config import Config
 from apm_git.model.limits import MAX_FILE_BYTES

@@ -71,7 +71,7 @@ class Recalled:
     @property
     def place(self) -> str:
         """The heading path, and the date when the path does not show it."""
-        from apm_git.search import dates
+        from apm_git.model import text_dates as dates
 
         path = f"{self.trail} › {self.heading}" if self.trail else self.heading
         return path if self.date is None or dates.find(path) == self.date else f"{path} ({self.date})"
@@ -89,7 +89,7 @@ class RecallResult:
 
 def recall(repo: MemoryRepo, prompt: str, *, budget: int = DEFAULT_BUDGET) -> RecallResult:
     from apm_git.errors import NoFts5
-    from apm_git.search.index import Index, Scope
+    from apm_git.search.index import Index, SearchScope
     from apm_git.search.scan import query_terms, scan_sections
 
     result = RecallResult(prompt, [], 0, budget, "index")
@@ -98,10 +98,10 @@ def recall(repo: MemoryRepo, prompt: str, *, budget: int = DEFAULT_BUDGET) -> Re
     except UsageError:
         return result  # a prompt with no words ("?", an emoji) recalls nothing
     try:
-        index = Index(repo, Scope())
+        index = Index(repo, SearchScope())
     except NoFts5:
         result.method = "scan"
-        hits = scan_sections(repo, Scope(), wanted, limit=CANDIDATES, archive=False, per_section=False)[0]
+        hits = scan_sections(repo, SearchScope(), wanted, limit=CANDIDATES, archive=False, per_section=False)[0]
     else:
         try:
             hits = index.passages(wanted, limit=CANDIDATES, archive=False)

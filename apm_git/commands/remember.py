@@ -18,9 +18,9 @@ from apm_git.model import dated, names, routing, tasks
 from apm_git.model.vocabulary import DecisionValue, RememberAction
 from apm_git.operations.journal import allowed, append_record, refusal, suspected
 from apm_git.store import layout
-from apm_git.store.lock import write_lock
 from apm_git.store.repo import MemoryRepo
 from apm_git.store.scope import Scope, parse_scope
+from apm_git.store.writer import write_lock
 
 # The rows write-back adds when the index has no active row for the file it writes.
 DEFAULT_ROWS = {

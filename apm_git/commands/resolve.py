@@ -14,12 +14,12 @@ import datetime as dt
 from collections.abc import Collection
 from typing import ClassVar, Literal
 
-from apm_git.checks.snapshot import RECORD_KINDS, file_kind
 from apm_git.dreaming.execute import Changes
 from apm_git.dreaming.settle import Settled, settle
 from apm_git.errors import ApmGitError, UsageError
 from apm_git.model import dated, names
 from apm_git.model.entry_id import is_entry_id
+from apm_git.model.snapshot import RECORD_KINDS, file_kind
 from apm_git.model.vocabulary import Keep
 from apm_git.operations.consolidation import Planned, StageResult, run
 from apm_git.store.repo import MemoryRepo

@@ -36,8 +36,8 @@ class RestoreResult:
     tracked: store.Tracked
     restored: list[Restored]
     unchanged: list[str]  # files that already were as asked
-    before: snapshots.Snapshot  # the snapshot of the folder as it was (commit None: nothing new)
-    after: snapshots.Snapshot
+    before: snapshots.TrackedSnapshot  # the snapshot of the folder as it was (commit None: nothing new)
+    after: snapshots.TrackedSnapshot
 
 
 def restore(

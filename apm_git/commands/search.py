@@ -12,9 +12,10 @@ from __future__ import annotations
 import dataclasses
 
 from apm_git.model import names
+from apm_git.model import text_dates as dates
 from apm_git.model.vocabulary import SearchMethod
-from apm_git.search import dates, terms
-from apm_git.search.index import Hit, Index, Scope
+from apm_git.search import terms
+from apm_git.search.index import Hit, Index, SearchScope
 from apm_git.search.scan import matched, query_terms, scan_sections
 from apm_git.store.repo import MemoryRepo
 
@@ -65,7 +66,7 @@ def search(
     wanted = query_terms(query)
     where = (f"group {group}" if group else "archive" if archive_only else
              "live and archive alike" if archive_alike else "live, then archive")
-    scope, archive = Scope(group), True if archive_only else None
+    scope, archive = SearchScope(group), True if archive_only else None
     note = None
     if scan:
         found, total, files, skipped = scan_sections(repo, scope, wanted, limit=limit, archive=archive,

@@ -14,7 +14,7 @@ from apm_git.store import tracked as store
 @dataclasses.dataclass
 class Outcome:
     tracked: store.Tracked
-    snapshot: snapshots.Snapshot | None
+    snapshot: snapshots.TrackedSnapshot | None
     error: str | None = None  # the folder or its history is gone, the lock was held …
 
 

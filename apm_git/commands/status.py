@@ -10,11 +10,11 @@ from collections import Counter
 from typing import Any
 
 from apm_git import clock, git
-from apm_git.checks.snapshot import Finding
 from apm_git.dreaming.due import Due, due_dates
 from apm_git.errors import ApmGitError
 from apm_git.model import names
 from apm_git.model.config import CONFIG_FILE
+from apm_git.model.snapshot import Finding
 from apm_git.model.vocabulary import CHECK_IDS, CheckId, DueStage
 from apm_git.operations.setup import missing
 from apm_git.store.repo import MemoryRepo

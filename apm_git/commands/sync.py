@@ -16,12 +16,12 @@ from typing import TYPE_CHECKING
 from apm_git import git
 from apm_git.errors import FetchFailed, StateError, UsageError
 from apm_git.model.config import CONFIG_FILE
-from apm_git.store.lock import write_lock
 from apm_git.store.repo import MemoryRepo
+from apm_git.store.writer import write_lock
 
 if TYPE_CHECKING:
     from apm_git.model.withhold import WithheldSection
-    from apm_git.operations.sync_land import Integrated, OverBudget
+    from apm_git.operations.sync_land import Integrated, JournalOverBudget
 
 # Rounds of fetch, merge and push before giving up: a push is rejected only when another writer
 # pushed between this round's fetch and push, so five in a row means heavy contention (use one
@@ -69,7 +69,7 @@ class SyncResult:
         return list(dict.fromkeys(note for step in self.integrated for note in step.notes))
 
     @property
-    def journals_over_budget(self) -> list[OverBudget]:
+    def journals_over_budget(self) -> list[JournalOverBudget]:
         """Each journal a merge put over its line budget, as the last merge that did left it."""
         found = {over.path: over for step in self.integrated for over in step.journals_over_budget}
         return [over for _, over in sorted(found.items())]

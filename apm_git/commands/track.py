@@ -20,7 +20,7 @@ from apm_git.tracking.cap import Limits
 class TrackResult:
     tracked: store.Tracked
     created: bool  # a new history; False: an earlier one resumed
-    snapshot: snapshots.Snapshot
+    snapshot: snapshots.TrackedSnapshot
     notes: list[str]
 
 

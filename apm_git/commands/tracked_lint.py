@@ -15,7 +15,7 @@ from apm_git.tracking.agents import PROFILES
 class TrackedLint:
     tracked: store.Tracked
     checked: list[str]  # the memory files of the folder, relative to it
-    findings: list[taking.Finding]
+    findings: list[taking.TrackedFinding]
 
 
 def lint(tracked: store.Tracked) -> TrackedLint:

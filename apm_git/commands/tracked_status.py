@@ -22,7 +22,7 @@ class TrackedStatus:
     last_date: str | None
     last_trigger: str | None
     changed: list[str]  # files that differ from the newest snapshot
-    withheld: list[taking.Withheld]  # what the next snapshot would leave out
+    withheld: list[taking.SnapshotWithheld]  # what the next snapshot would leave out
     cap: CapReport | None
     sessions: int  # sessions of the agent running now
     branch: str | None  # the remote branch sync uses

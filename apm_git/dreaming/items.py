@@ -57,7 +57,7 @@ CONFIDENT = 0.8  # an OpenClaw Light Sleep candidate this confident is HIGH valu
 
 
 @dataclasses.dataclass(frozen=True)
-class Place:
+class ItemPlace:
     """Where an item sits in its journal: a block, and for a note item the lines inside it."""
 
     block: int
@@ -70,7 +70,7 @@ class JournalItem:
     day: dt.date  # from the journal's file name
     form: str  # "record", "note", "dated" or "light-sleep"
     record: Record  # the record as it stands (a note item rendered as the record it becomes)
-    place: Place
+    place: ItemPlace
 
     @property
     def entry_id(self) -> str:
@@ -106,7 +106,7 @@ def collect_items(journal: str, day: dt.date, parsed: RecordFile) -> list[Journa
     for index, block in enumerate(parsed.blocks):
         if isinstance(block, Record):
             if block.ok:
-                items.append(JournalItem(journal, day, "record", block, Place(index)))
+                items.append(JournalItem(journal, day, "record", block, ItemPlace(index)))
         elif NOTE_HEADING.fullmatch(block.heading):
             items += _note_items(journal, day, index, block)
         else:
@@ -121,7 +121,7 @@ def collect_items(journal: str, day: dt.date, parsed: RecordFile) -> list[Journa
 
 def _dated_item(journal: str, day: dt.date, index: int, block: Block) -> JournalItem | None:
     record = dated_record(block)
-    return JournalItem(journal, day, DATED, record, Place(index)) if record is not None else None
+    return JournalItem(journal, day, DATED, record, ItemPlace(index)) if record is not None else None
 
 
 def dated_record(block: Block, kind: str | None = None, newline: str = "\n") -> Record | None:
@@ -158,7 +158,7 @@ def _light_sleep_items(journal: str, day: dt.date, index: int, block: Block) -> 
             extra_fields=[("Source", "OpenClaw Light Sleep candidate")], extra_lines=extra,
         )
         items.append(JournalItem(journal, day, LIGHT_SLEEP, reparse(split_lines(rendered)),
-                                 Place(index, candidate.offsets)))
+                                 ItemPlace(index, candidate.offsets)))
     return items
 
 
@@ -176,7 +176,7 @@ def _note_items(journal: str, day: dt.date, index: int, block: Block) -> list[Jo
             end += 1
         text = " ".join(match["text"].split())
         record = note_record(day, LABELS[match["label"].lower()], text, lines[offset + 1:end])
-        items.append(JournalItem(journal, day, "note", record, Place(index, tuple(range(offset, end)))))
+        items.append(JournalItem(journal, day, "note", record, ItemPlace(index, tuple(range(offset, end)))))
         offset = end
     return items
 

@@ -64,7 +64,7 @@ class Memory:
 
 
 @dataclasses.dataclass(frozen=True)
-class Candidate:
+class PromotionCandidate:
     item: JournalItem
     copies: tuple[JournalItem, ...]
     target: str
@@ -125,7 +125,7 @@ def promoted_record(item: JournalItem, copies: tuple[JournalItem, ...], source: 
 
 def _candidates(
     items: dict[str, list[JournalItem]], memory: Memory, config: Config, kept: list[Kept],
-) -> list[Candidate]:
+) -> list[PromotionCandidate]:
     everything = [item for name in sorted(items) for item in items[name]]
     by_id: dict[str, list[JournalItem]] = {}
     for item in everything:
@@ -174,12 +174,12 @@ def _candidates(
         if any(0 < abs((day - item.day).days) <= window for day, _ in others) or any(category_titles.similar(words)):
             reasons.append("recurring")
         if reasons:
-            candidates.append(Candidate(item, copies, target, tuple(reasons)))
+            candidates.append(PromotionCandidate(item, copies, target, tuple(reasons)))
     return candidates
 
 
 def _fit(
-    plan: DeepSleepPlan, group: list[Candidate], target: str, text: str, today: dt.date, config: Config,
+    plan: DeepSleepPlan, group: list[PromotionCandidate], target: str, text: str, today: dt.date, config: Config,
 ) -> None:
     """Promote `group` into `target`, making room by score when the file would pass its budget.
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from apm_git.model.config import Rem
+from apm_git.model.config import RemSettings
 from apm_git.model.fitness import VALUE_POINTS, Fitness
 from apm_git.model.records import Record
 
@@ -21,7 +21,7 @@ def days_unreferenced(fitness: Fitness, today: dt.date) -> int:
     return max(0, (today - fitness.last_referenced).days)
 
 
-def score(fitness: Fitness, proven: bool, today: dt.date, rem: Rem) -> int:
+def score(fitness: Fitness, proven: bool, today: dt.date, rem: RemSettings) -> int:
     recency = max(0, RECENCY_DAYS - days_unreferenced(fitness, today))
     usage = min(MAX_USAGE, HIT_POINTS * fitness.hit_count)
     bonus = rem.proven_bonus if proven else 0
@@ -35,7 +35,7 @@ def fitness_of(record: Record, known: Fitness | None = None) -> Fitness:
     return fitness
 
 
-def record_score(record: Record, today: dt.date, rem: Rem, fitness: Fitness | None = None) -> int:
+def record_score(record: Record, today: dt.date, rem: RemSettings, fitness: Fitness | None = None) -> int:
     return score(fitness_of(record, fitness), record.proven, today, rem)
 
 
@@ -45,7 +45,7 @@ def protected(record: Record) -> bool:
     return record.proven or bool(record.field("Conflicts"))
 
 
-def archive_for_value(record: Record, today: dt.date, rem: Rem, fitness: Fitness | None = None) -> bool:
+def archive_for_value(record: Record, today: dt.date, rem: RemSettings, fitness: Fitness | None = None) -> bool:
     """The value rule: low score, long unreferenced, LOW value, not proven, not in conflict.
 
     A proven entry goes only below `proven_floor` and after `proven_unreferenced_days`.
@@ -61,7 +61,7 @@ def archive_for_value(record: Record, today: dt.date, rem: Rem, fitness: Fitness
 
 
 def budget_order(
-    record: Record, today: dt.date, rem: Rem, fitness: Fitness | None = None,
+    record: Record, today: dt.date, rem: RemSettings, fitness: Fitness | None = None,
 ) -> tuple[int, str, str, str]:
     """The order in which budget enforcement archives: lowest score, then least recently used, oldest."""
     fitness = fitness_of(record, fitness)

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from apm_git.checks.entries import NAMING_FIELDS, named_ids
 from apm_git.merge.records import same
+from apm_git.model.entries import NAMING_FIELDS, named_ids
 from apm_git.model.names import memory_rel
 from apm_git.model.records import Record, parse
 

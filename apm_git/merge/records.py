@@ -15,7 +15,7 @@ import dataclasses
 from collections.abc import Callable
 from typing import TypeVar
 
-from apm_git.checks.entries import named_ids
+from apm_git.model.entries import named_ids
 from apm_git.model.fitness import VALUES, Fitness
 from apm_git.model.records import PROVEN, Record, eol_of, reparse, set_field, strip_eol
 

@@ -12,13 +12,13 @@ import dataclasses
 import functools
 from collections.abc import Mapping, Sequence
 
-from apm_git.checks.entries import NAMING_FIELDS, named_ids
 from apm_git.jsontext import loads
 from apm_git.merge import lines as line_merge
 from apm_git.merge.records import OTHER_TITLE, Hits, Merged, hits_of, linked, merge_record, renamed, same, with_hits
 from apm_git.merge.state import merge_json, render_json
 from apm_git.model.config import DEFAULT_APPEND_ONLY
 from apm_git.model.dated import JOURNAL_NAME
+from apm_git.model.entries import NAMING_FIELDS, named_ids
 from apm_git.model.entry_id import entry_id
 from apm_git.model.index_md import generated
 from apm_git.model.names import ARCHIVED_JOURNALS, INDEX, STATE_FILES, memory_rel
@@ -54,7 +54,7 @@ class MemoryMerge:
 
 
 @dataclasses.dataclass
-class _Entry:
+class _TreeEntry:
     path: str
     record: Record
     id: str  # the record's entry id, computed once
@@ -200,7 +200,7 @@ class _Merge:
 
     def _merge_records(self, paths: list[str]) -> None:
         layouts: list[dict[str, _Layout]] = [{}, {}, {}]
-        entries: list[dict[str, _Entry]] = [{}, {}, {}]
+        entries: list[dict[str, _TreeEntry]] = [{}, {}, {}]
         named: list[dict[str, str]] = [{}, {}, {}]  # id named in a Merged/Supersedes field -> key of the naming entry
         for side in (BASE, OURS, THEIRS):
             seen: dict[str, int] = {}
@@ -229,7 +229,7 @@ class _Merge:
             self.result.files[path] = self._assemble(path, layouts, placed, by_path.get(path, []))
 
     def _layout(self, text: str, path: str, side: int, seen: dict[str, int],
-                entries: list[dict[str, _Entry]], named: list[dict[str, str]]) -> _Layout:
+                entries: list[dict[str, _TreeEntry]], named: list[dict[str, str]]) -> _Layout:
         parsed = self._parsed.get(text)
         if parsed is None:  # most files are alike on two or three sides: each text is parsed once
             parsed = self._parsed[text] = parse(text)
@@ -240,7 +240,7 @@ class _Merge:
                 ident = _entry_id(block.date, block.title)
                 count = seen[ident] = seen.get(ident, 0) + 1
                 entry = ident if count == 1 else f"{ident}#{count}"
-                entries[side][entry] = _Entry(path, block, ident)
+                entries[side][entry] = _TreeEntry(path, block, ident)
                 key = f"r\0{entry}"
                 for field in block.fields:
                     if field.name in NAMING_FIELDS:
@@ -254,7 +254,7 @@ class _Merge:
             layout.texts[key] = block.text
         return layout
 
-    def _place(self, key: str, entries: list[dict[str, _Entry]], named: list[dict[str, str]],
+    def _place(self, key: str, entries: list[dict[str, _TreeEntry]], named: list[dict[str, str]],
                placed: dict[str, tuple[str, Record, Record | None]], extra: dict[str, Hits]) -> None:
         base, ours, theirs = (side.get(key) for side in entries)
         if ours is not None and theirs is not None:
@@ -276,7 +276,7 @@ class _Merge:
             return
         placed[key] = (present.path, present.record, None)  # deleted on one side, changed on the other: kept
 
-    def _both(self, key: str, base: _Entry | None, ours: _Entry, theirs: _Entry,
+    def _both(self, key: str, base: _TreeEntry | None, ours: _TreeEntry, theirs: _TreeEntry,
               placed: dict[str, tuple[str, Record, Record | None]], extra: dict[str, Hits], used: set[str]) -> None:
         path = placed[key][0]
         prefer_theirs = path == theirs.path and path != ours.path
@@ -409,7 +409,7 @@ def _insert_missing(order: list[str], other: list[str]) -> list[str]:
     return result + pending
 
 
-def _place_of(base: _Entry | None, ours: _Entry, theirs: _Entry) -> str:
+def _place_of(base: _TreeEntry | None, ours: _TreeEntry, theirs: _TreeEntry) -> str:
     """Where an entry on both sides ends: where the side that moved it put it (ours when both did)."""
     if ours.path == theirs.path:
         return ours.path

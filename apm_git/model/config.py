@@ -110,14 +110,14 @@ def rules_of(kind: type[Any]) -> dict[str, Rule]:
 # --------------------------------------------------------------------------- the settings
 
 
-class DeepSleep(NamedTuple):
+class DeepSleepSettings(NamedTuple):
     """`deep_sleep:` in apm.yaml: how often deep sleep runs and how many days of journals it reads."""
 
     every_days: Annotated[int, EVERY_DAYS] = 3
     look_back_days: Annotated[int, EVERY_DAYS] = 3
 
 
-class Rem(NamedTuple):
+class RemSettings(NamedTuple):
     """`rem:` in apm.yaml: how often REM runs and the fitness rules it archives and marks by."""
 
     every_days: Annotated[int, EVERY_DAYS] = 7
@@ -137,7 +137,7 @@ class Journals(NamedTuple):
     archive_after_days: Annotated[int, DAYS] = 14
 
 
-class Flush(NamedTuple):
+class FlushSettings(NamedTuple):
     """`flush:` in apm.yaml: the idle time after which the timer flushes."""
 
     idle_minutes: Annotated[int, Whole(1, 525_600)] = 30  # a year
@@ -167,10 +167,10 @@ class Config(NamedTuple):
     memory_budget: Annotated[int, Whole(1, 10_000_000)] = 4000  # far past any context window
     encoding: Annotated[str, OneOf(OFFLINE_ENCODINGS, "the encodings shipped for offline use")] = "cl100k_base"
     append_only: tuple[str, ...] = DEFAULT_APPEND_ONLY
-    deep_sleep: DeepSleep = DeepSleep()
-    rem: Rem = Rem()
+    deep_sleep: DeepSleepSettings = DeepSleepSettings()
+    rem: RemSettings = RemSettings()
     journals: Journals = Journals()
-    flush: Flush = Flush()
+    flush: FlushSettings = FlushSettings()
     load: Load = Load()
     dreaming: Dreaming = Dreaming()
     routing: Mapping[str, str] = MappingProxyType(DEFAULT_ROUTING)

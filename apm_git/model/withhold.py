@@ -15,7 +15,7 @@ from typing import NamedTuple
 from apm_git.model.records import Block, Record, RecordFile, parse, strip_eol
 
 
-class Section(NamedTuple):
+class ScannedSection(NamedTuple):
     """Where a flagged line sits: its section's first line and heading (empty for the preamble)."""
 
     line: int  # the flagged line, 1-based
@@ -47,14 +47,14 @@ def _containing(blocks: list[Block], line: int) -> int:
     return found
 
 
-def sections_of(text: str, lines: Iterable[int]) -> list[Section]:
+def sections_of(text: str, lines: Iterable[int]) -> list[ScannedSection]:
     """The section of each flagged line, in line order."""
     blocks = _blocks(parse(text))
     found = []
     for line in sorted(set(lines)):
         block = blocks[_containing(blocks, line)]
         heading = strip_eol(block.lines[0]).removeprefix("## ").strip() if block is not blocks[0] else ""
-        found.append(Section(line, block.line_no, heading, block is not blocks[0] and line == block.line_no))
+        found.append(ScannedSection(line, block.line_no, heading, block is not blocks[0] and line == block.line_no))
     return found
 
 

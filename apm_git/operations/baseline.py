@@ -6,8 +6,8 @@ import dataclasses
 
 from apm_git.checks import baseline
 from apm_git.checks.run import run_checks
-from apm_git.checks.snapshot import Finding, Snapshot
 from apm_git.model import names
+from apm_git.model.snapshot import Finding, Snapshot
 from apm_git.operations.gather import WORKTREE, Sides, gather
 from apm_git.store.repo import MemoryRepo
 

@@ -30,15 +30,14 @@ from apm_git.dreaming.plan import DeepSleepPlan, Kept
 from apm_git.dreaming.plan_deep_sleep import Memory
 from apm_git.errors import PlanRefused, StateError
 from apm_git.model import names
-from apm_git.model.config import Rem
+from apm_git.model.config import RemSettings
 from apm_git.model.records import parse
 from apm_git.model.vocabulary import StageName
 from apm_git.operations.apply import commit_run, dirty
 from apm_git.operations.flush import flush_locked
 from apm_git.store import layout
-from apm_git.store.landing import finish_pending
-from apm_git.store.lock import write_lock
 from apm_git.store.repo import MemoryRepo
+from apm_git.store.writer import finish_pending, write_lock
 
 # apm-git builds its commits from git's plumbing, which never runs `git gc --auto` as `git commit` does: a year
 # of daily flushes and dreams left 3.5-5.3k loose objects, below git's own 6,700, in 3-4 times the space packed.
@@ -92,8 +91,9 @@ def run(repo: MemoryRepo, stage: Stage, *, dry_run: bool = False, force: bool = 
     """Carry out `stage` (see the module's docstring); a dry run plans and says what the guard would do;
     `propose` commits the run (result, changes, body, day) in place of step 4, leaving the branch alone."""
     started = time.perf_counter()
-    finish_pending(repo, wait=not dry_run)  # a reader notes an interrupted commit it cannot finish
-    with write_lock(repo):  # finishes an interrupted commit (store/landing.finish_interrupted) first
+    if dry_run:
+        finish_pending(repo, wait=False)  # a reader notes an interrupted commit it cannot finish
+    with write_lock(repo):  # finishes an interrupted commit (store/writer.py) first, once
         changed = [] if dry_run else git.status(repo.root, [repo.memory_prefix])
         left = withheld(repo, changed) if stage.leaves_out else []
         planned = stage.plan(repo, clock.today(), left)
@@ -184,7 +184,7 @@ def live_entries(texts: list[str]) -> int:
     return sum(len(parse(text).entries) for text in texts)
 
 
-def guard_refusal(stage: str, archived: int, live: int, rem: Rem) -> str | None:
+def guard_refusal(stage: str, archived: int, live: int, rem: RemSettings) -> str | None:
     """Why the mass-archive guard refuses a run, or None when it lets it through.
 
     It refuses a run that archives more than `rem.max_archive_share` of the live entries, unless
@@ -200,7 +200,7 @@ def guard_refusal(stage: str, archived: int, live: int, rem: Rem) -> str | None:
     )
 
 
-def check_guard(stage: str, archived: int, live: int, rem: Rem, force: bool) -> None:
+def check_guard(stage: str, archived: int, live: int, rem: RemSettings, force: bool) -> None:
     """Refuse a run the guard refuses (see `guard_refusal`), unless forced."""
     refusal = None if force else guard_refusal(stage, archived, live, rem)
     if refusal is not None:

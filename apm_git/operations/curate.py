@@ -24,8 +24,8 @@ from apm_git.model.records import Record, RecordFile, parse, reparse, set_field,
 from apm_git.operations.recheck import refuse_findings
 from apm_git.store.commit import commit
 from apm_git.store.landing import Update
-from apm_git.store.lock import write_lock
 from apm_git.store.repo import MemoryRepo
+from apm_git.store.writer import write_lock
 
 RESTORE = "Apm-Restore"  # `<id> <archive file> -> <live file>`
 

@@ -23,7 +23,7 @@ from apm_git.model.commit_text import clean_findings, flush_text
 from apm_git.model.vocabulary import FlushTrigger
 from apm_git.model.withhold import WithheldSection
 from apm_git.operations.flush_keep import (
-    Kept,
+    KeptAtFlush,
     committed_index,
     files_line,
     keep_losses,
@@ -84,18 +84,19 @@ def flush_locked(
     session, message = text.session, text.message
     result = FlushResult(trigger, str(scope), session, cut=list(text.notes))
     pathspecs = scope.pathspecs(repo)
-    changed = _status(repo, pathspecs) if if_idle else None
-    if changed is not None:
+    changed = _status(repo, pathspecs)
+    if if_idle:
         waiting = _still_busy(repo, changed)
         if waiting:
             result.skipped = waiting
             return result
     now = clock.now()
-    deleted = {repo.memory_rel(path) or path for path in git.deleted(repo.root, pathspecs) if not skipped(path)}
+    # Deleted by hand (not with `git rm`): the work tree's side of the status says D.
+    deleted = {repo.memory_rel(change.path) or change.path for change in changed if change.xy[1] == "D"}
     result.created = [repo.repo_path(rel) for rel in _auto_initialize(repo, scope, now.date(), deleted)]
     own_index = keep_own_index(repo) if scope.covers_dreaming else None
     result.kept_index = [repo.repo_path(own_index)] if own_index else []
-    if changed is None or result.created or result.kept_index:
+    if result.created or result.kept_index:
         changed = _status(repo, pathspecs)
     if not changed:
         result.skipped = "nothing to flush"
@@ -153,7 +154,7 @@ def _subject(message: str | None, files: int, trigger: str, scope: str,
     return f"flush: {first}", rest or None
 
 
-def _check(repo: MemoryRepo, scope: Scope, pathspecs: list[str], today: dt.date, result: FlushResult) -> Kept:
+def _check(repo: MemoryRepo, scope: Scope, pathspecs: list[str], today: dt.date, result: FlushResult) -> KeptAtFlush:
     """The checks of docs/design.md 5 on the scope's changes (HEAD -> work tree), in-process.
 
     Nothing here refuses to save memory: findings are recorded, and only the sections that
@@ -171,7 +172,7 @@ def _check(repo: MemoryRepo, scope: Scope, pathspecs: list[str], today: dt.date,
         snap = None
     if snap is not None and (problem := baseline.unreadable(snap)):
         result.findings.append(problem)  # said once; the checks run as if there were no baseline
-    kept = Kept()
+    kept = KeptAtFlush()
     if snap is not None:
         secrets, new_secrets = baseline.withheld_secrets(snap, no_secrets.validate(snap))
         result.too_large = sorted(snap.oversized)  # unread, so unchecked: withheld like a secret
@@ -258,8 +259,7 @@ def _auto_initialize(repo: MemoryRepo, scope: Scope, today: dt.date, deleted: Co
         created += layout.ensure_main(repo, today, deleted)
     if scope.kind == "all":
         mapping = group_names(repo)
-        for group in sorted(set(mapping.values())):
-            created += layout.ensure_group(repo, group, today, mapping, deleted)
+        created += layout.ensure_groups(repo, sorted(set(mapping.values())), today, mapping, deleted)
     if scope.group is not None:
         created += layout.ensure_group(repo, scope.group, today, skip=deleted)
     return created

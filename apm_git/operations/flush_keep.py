@@ -19,10 +19,10 @@ from pathlib import Path
 
 from apm_git import git
 from apm_git.checks import no_loss, no_secrets
-from apm_git.checks.snapshot import INDEX, Finding, Snapshot
 from apm_git.errors import InvalidUtf8
 from apm_git.model import names
 from apm_git.model.reinsert import drop_records, keep_records
+from apm_git.model.snapshot import INDEX, Finding, Snapshot
 from apm_git.model.withhold import WithheldSection, sections_of, withhold
 from apm_git.store.memory_index import build_index
 from apm_git.store.repo import MemoryRepo
@@ -32,7 +32,7 @@ SHOWN_FILES = 5  # files named in the one line; `git status` lists them all
 
 
 @dataclasses.dataclass
-class Kept:
+class KeptAtFlush:
     lost: dict[str, str] = dataclasses.field(default_factory=dict)  # entry id -> repo path it stood in at HEAD
     contents: dict[str, bytes] = dataclasses.field(default_factory=dict)  # repo path -> bytes to commit
     as_head: list[str] = dataclasses.field(default_factory=list)  # repo paths left out: HEAD's version stays
@@ -85,11 +85,11 @@ def withhold_secrets(snap: Snapshot, secrets: Iterable[Finding]) -> Withheld:
     return withheld
 
 
-def keep_losses(snap: Snapshot, root: Path | None = None) -> Kept:
+def keep_losses(snap: Snapshot, root: Path | None = None) -> KeptAtFlush:
     """What the commit holds instead of the work tree for lost entries, gone files and unreadable files;
     `snap` becomes the snapshot of that commit, so the checks see what is committed.  `root` is the
     repository whose index says which changes the user staged (none without it)."""
-    kept = Kept()
+    kept = KeptAtFlush()
     kept.unreadable = sorted(path for path in snap.unreadable if snap.at_base(path) and path in snap.base)
     lost = no_loss.lost(snap)
     by_path: dict[str, set[str]] = {}
@@ -121,7 +121,7 @@ def keep_losses(snap: Snapshot, root: Path | None = None) -> Kept:
     return kept
 
 
-def _commit_as(snap: Snapshot, kept: Kept, as_head: list[str], path: str, text: str, base: str) -> None:
+def _commit_as(snap: Snapshot, kept: KeptAtFlush, as_head: list[str], path: str, text: str, base: str) -> None:
     if text == base:
         as_head.append(path)
     else:
@@ -167,7 +167,7 @@ def holds_text(text: str) -> bool:
 
 
 def committed_index(
-    repo: MemoryRepo, snap: Snapshot, kept: Kept, today: dt.date, exclude: list[str], instead: Mapping[str, str],
+    repo: MemoryRepo, snap: Snapshot, kept: KeptAtFlush, today: dt.date, exclude: list[str], instead: Mapping[str, str],
 ) -> str | None:
     """INDEX.md as the commit needs it when a file the commit holds is missing or unreadable in the work
     tree (so the work tree's INDEX.md would not name it); None when the work tree's serves.  `exclude`
@@ -187,7 +187,7 @@ def committed_index(
         return None
 
 
-def loss_line(kept: Kept) -> str:
+def loss_line(kept: KeptAtFlush) -> str:
     """One line: which entries the commit kept, and the way out."""
     ids = list(kept.lost)
     named = ", ".join(f"{entry} ({kept.lost[entry]})" for entry in ids[:SHOWN])
@@ -205,7 +205,7 @@ def unreadable_line(path: str, line: int, why: str) -> str:
     return f"{path}:{line}: cannot be read: {why}; the commit keeps its HEAD version, so none of its entries is lost"
 
 
-def files_line(kept: Kept) -> str:
+def files_line(kept: KeptAtFlush) -> str:
     """One line: which files the commit kept although the work tree lost them, and the way out."""
     files = kept.files
     one = len(files) == 1

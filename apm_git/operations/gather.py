@@ -17,13 +17,13 @@ from pathlib import Path
 from typing import NamedTuple
 
 from apm_git import git
-from apm_git.checks.entries import EntryIndex, summarize
-from apm_git.checks.snapshot import Change, Snapshot
 from apm_git.errors import GitError, UsageError
 from apm_git.model import names
 from apm_git.model import trailers as trailer_model
+from apm_git.model.entries import EntryIndex, summarize
 from apm_git.model.limits import MAX_FILE_BYTES
 from apm_git.model.records import parse
+from apm_git.model.snapshot import Snapshot, SnapshotChange
 from apm_git.store import entry_cache
 from apm_git.store.odd_names import skipped
 from apm_git.store.repo import MemoryRepo, utf8_problem
@@ -225,19 +225,19 @@ def _utf8_names(
     return {path: blob for path, blob in listing.items() if not skipped(path)}, kept
 
 
-def _split(raw: list[git.RawChange]) -> tuple[list[Change], dict[str, str]]:
+def _split(raw: list[git.RawChange]) -> tuple[list[SnapshotChange], dict[str, str]]:
     """The changes (a rename is a deletion and an addition) and the base blob of each path that had one."""
-    changes: list[Change] = []
+    changes: list[SnapshotChange] = []
     base_blobs: dict[str, str] = {}
     for change in raw:
         if change.old_path is not None:
             if change.status == "R":  # a copy (C) leaves its source in place
-                changes.append(Change("D", change.old_path))
+                changes.append(SnapshotChange("D", change.old_path))
                 base_blobs[change.old_path] = change.old_blob
-            changes.append(Change("A", change.path))
+            changes.append(SnapshotChange("A", change.path))
             continue
         status = {"A": "A", "D": "D"}.get(change.status, "M")
-        changes.append(Change(status, change.path))
+        changes.append(SnapshotChange(status, change.path))
         if status != "A":
             base_blobs[change.path] = change.old_blob
     return changes, base_blobs

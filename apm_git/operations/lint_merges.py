@@ -14,7 +14,7 @@ from __future__ import annotations
 from apm_git import git
 from apm_git.checks import append_only, no_loss
 from apm_git.checks.run import run_checks
-from apm_git.checks.snapshot import Finding, Snapshot
+from apm_git.model.snapshot import Finding, Snapshot
 from apm_git.model.vocabulary import CheckId
 from apm_git.operations.gather import INDEX, WORKTREE, Sides, gather
 from apm_git.store.repo import MemoryRepo

@@ -36,9 +36,9 @@ from apm_git.operations.consolidation import Planned, Stage, StageResult, counte
 from apm_git.operations.recheck import refuse_findings
 from apm_git.operations.stages import DeepSleep, Rem
 from apm_git.store.clone import clone_trailer
-from apm_git.store.lock import write_lock
 from apm_git.store.repo import MemoryRepo
 from apm_git.store.state import record_quiet_run
+from apm_git.store.writer import write_lock
 
 BRANCHES = "apm-git/proposals/"
 REFS = f"refs/heads/{BRANCHES}"
@@ -49,7 +49,7 @@ ITEM_VERBS = {"Apm-Promote": "promote", "Apm-Archive": "archive", "Apm-Proven": 
 
 
 @dataclasses.dataclass(frozen=True)
-class Item:
+class ProposalItem:
     key: str  # the entry id, or the journal's repo path for a journal move
     verb: str
     detail: str  # the trailer's text
@@ -64,7 +64,7 @@ class Proposal:
     stage: StageName
     date: str
     subject: str
-    items: list[Item]
+    items: list[ProposalItem]
     behind: int  # commits on the user's branch since it was made (0: made on HEAD)
 
     @property
@@ -101,9 +101,9 @@ class Accepted:
 
 # --- reading proposals ---------------------------------------------------------------------------
 
-def items_of(trailers: Sequence[tuple[str, str]]) -> list[Item]:
+def items_of(trailers: Sequence[tuple[str, str]]) -> list[ProposalItem]:
     """The items a consolidation's trailers name, in order, one per entry (or journal)."""
-    found: dict[str, Item] = {}
+    found: dict[str, ProposalItem] = {}
     for key, value in trailers:
         verb = ITEM_VERBS.get(key)
         words = value.split()
@@ -117,9 +117,10 @@ def items_of(trailers: Sequence[tuple[str, str]]) -> list[Item]:
         item_key = words[0]
         if item_key in found:
             old = found[item_key]
-            found[item_key] = Item(item_key, f"{old.verb}, {verb}", f"{old.detail}; {value}", old.linked + linked)
+            found[item_key] = ProposalItem(item_key, f"{old.verb}, {verb}", f"{old.detail}; {value}",
+                                           old.linked + linked)
         else:
-            found[item_key] = Item(item_key, verb, value, linked)
+            found[item_key] = ProposalItem(item_key, verb, value, linked)
     return list(found.values())
 
 
@@ -333,7 +334,7 @@ class Chosen:
             f"; dropped: {', '.join(dropped)}." if dropped else ".")
         return planned
 
-    def _check_stale(self, repo: MemoryRepo, replanned: list[Item]) -> None:
+    def _check_stale(self, repo: MemoryRepo, replanned: list[ProposalItem]) -> None:
         now = {item.key: item.verb for item in replanned}
         proposed = {item.key: item.verb for item in self.proposal.items}
         stale = [key for key in sorted(self.keys) if now.get(key) != proposed[key]]

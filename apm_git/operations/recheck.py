@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 
 from apm_git.checks.run import run_checks
-from apm_git.checks.snapshot import Finding
 from apm_git.errors import FindingsError
+from apm_git.model.snapshot import Finding
 from apm_git.operations.gather import Sides, gather
 from apm_git.store.repo import MemoryRepo
 

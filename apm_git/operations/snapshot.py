@@ -35,19 +35,19 @@ BACKGROUND = "background"  # `Apm-Origin` of a snapshot that found changes made 
 SESSION = "session"
 
 
-class Withheld(NamedTuple):
+class SnapshotWithheld(NamedTuple):
     path: str  # relative to the folder
     line: int  # 0: the whole file (too large, unreadable)
     why: str
 
 
-class Snapshot(NamedTuple):
+class TrackedSnapshot(NamedTuple):
     tracked: store.Tracked
     trigger: SnapshotTrigger
     session: str | None
     commit: str | None  # None: nothing to commit (`skipped` says why)
     files: tuple[str, ...]
-    withheld: tuple[Withheld, ...]
+    withheld: tuple[SnapshotWithheld, ...]
     cap: CapReport | None
     background: bool
     skipped: str | None = None
@@ -58,7 +58,7 @@ class Snapshot(NamedTuple):
         return [str(finding) for finding in findings_of(self.withheld, self.cap)]
 
 
-class Finding(NamedTuple):
+class TrackedFinding(NamedTuple):
     """A finding on a tracked folder: a file withheld (`apm-no-secrets`), MEMORY.md past the loading cap."""
 
     path: str
@@ -70,10 +70,10 @@ class Finding(NamedTuple):
         return f"{self.path}:{self.line}: {self.check}: {self.message}"
 
 
-def findings_of(withheld: Sequence[Withheld], cap: CapReport | None) -> list[Finding]:
-    found = [Finding(item.path, item.line, SECRET_CHECK, item.why) for item in withheld]
+def findings_of(withheld: Sequence[SnapshotWithheld], cap: CapReport | None) -> list[TrackedFinding]:
+    found = [TrackedFinding(item.path, item.line, SECRET_CHECK, item.why) for item in withheld]
     if cap is not None and cap.over:
-        found.append(Finding(cap.file, cap.loaded_lines + 1, CAP_CHECK, cap.summary()))
+        found.append(TrackedFinding(cap.file, cap.loaded_lines + 1, CAP_CHECK, cap.summary()))
     return found
 
 
@@ -93,7 +93,7 @@ def open_history(tracked: store.Tracked) -> Path:
 def take(
     tracked: store.Tracked, trigger: SnapshotTrigger, *, session: str | None = None, message: str | None = None,
     paths: Sequence[str] | None = None,
-) -> Snapshot:
+) -> TrackedSnapshot:
     """Snapshot `tracked` (its memory, or only `paths`) under its lock; the commit, or why there is none."""
     folder = open_history(tracked)
     with file_lock(tracked.lock_path, f"another apm-git process on {folder}"):
@@ -103,7 +103,7 @@ def take(
 def take_locked(
     tracked: store.Tracked, trigger: SnapshotTrigger, *, session: str | None = None, message: str | None = None,
     paths: Sequence[str] | None = None, extra: Sequence[tuple[str, str]] = (),
-) -> Snapshot:
+) -> TrackedSnapshot:
     """`take` for a caller that holds the lock already (restore, sync); `extra`: more trailers."""
     folder = tracked.path
     profile = PROFILES[tracked.agent]
@@ -112,19 +112,19 @@ def take_locked(
     changes = git.status(folder, list(paths) if paths is not None else list(profile.memory))
     cap = cap_of(tracked)
     if not changes:
-        return Snapshot(tracked, trigger, session, None, (), (), cap, background, "nothing changed")
+        return TrackedSnapshot(tracked, trigger, session, None, (), (), cap, background, "nothing changed")
     withheld = withheld_of(folder, [change.path for change in changes if "D" not in change.xy], tracked.allowed)
     held = {item.path for item in withheld}
     files = tuple(sorted(change.path for change in changes if change.path not in held))
     if not files:
-        return Snapshot(tracked, trigger, session, None, (), tuple(withheld), cap, background,
+        return TrackedSnapshot(tracked, trigger, session, None, (), tuple(withheld), cap, background,
                         "the only changes are withheld (suspected secrets, unreadable files)")
     git.add(folder, files)
     found = git.head_tree(folder)
     tree = git.write_tree(folder)
     if found is not None and tree == found[1]:
-        return Snapshot(tracked, trigger, session, None, (), tuple(withheld), cap, background, "nothing changed")
-    result = Snapshot(tracked, trigger, session, None, files, tuple(withheld), cap, background)
+        return TrackedSnapshot(tracked, trigger, session, None, (), tuple(withheld), cap, background, "nothing changed")
+    result = TrackedSnapshot(tracked, trigger, session, None, files, tuple(withheld), cap, background)
     trailers = [("Apm-Trigger", trigger), ("Apm-Scope", tracked.agent), ("Apm-Session", session or "none"),
                 ("Apm-Origin", BACKGROUND if background else SESSION)]
     reasons = {item.path: item.why.split(";")[0] for item in withheld}  # one per file
@@ -188,7 +188,7 @@ def _recent(stamp: str, now: dt.datetime, hours: float) -> bool:
     return moment is not None and (now - moment).total_seconds() < hours * 3600
 
 
-def withheld_of(folder: Path, paths: Sequence[str], allowed: Sequence[str]) -> list[Withheld]:
+def withheld_of(folder: Path, paths: Sequence[str], allowed: Sequence[str]) -> list[SnapshotWithheld]:
     """The files of `paths` (relative to the folder) a snapshot leaves out: a suspected secret (not marked as a
     false positive), a file too large to scan, one that cannot be read.  Each file is read once, bounded."""
     from apm_git.secret_scan import scan
@@ -202,16 +202,16 @@ def withheld_of(folder: Path, paths: Sequence[str], allowed: Sequence[str]) -> l
             with path.open("rb") as handle:
                 size = os.fstat(handle.fileno()).st_size
                 if size > MAX_FILE_BYTES:
-                    found.append(Withheld(name, 0, f"{megabytes(size)}, over the {megabytes(MAX_FILE_BYTES)} "
+                    found.append(SnapshotWithheld(name, 0, f"{megabytes(size)}, over the {megabytes(MAX_FILE_BYTES)} "
                                                    "apm-git scans for secrets; split it"))
                     continue
                 data = handle.read()
         except OSError as error:
-            found.append(Withheld(name, 0, f"cannot be read ({error.strerror}); make it readable"))
+            found.append(SnapshotWithheld(name, 0, f"cannot be read ({error.strerror}); make it readable"))
             continue
         text = data.decode("utf-8", "replace")
         lines = sorted({suspect.line for suspect in scan(text, name) if suspect.fingerprint not in allowed})
-        found += [Withheld(name, line, "looks like a credential; remove it from the memory, or mark a false "
+        found += [SnapshotWithheld(name, line, "looks like a credential; remove it from the memory, or mark a false "
                                        f"positive with `apm-git snapshot --allow-secret {name}:{line}`")
                   for line in lines]
     return found

@@ -26,6 +26,7 @@ from apm_git.model.records import count_lines
 from apm_git.model.vocabulary import SyncStep
 from apm_git.store import landing
 from apm_git.store.clone import clone_trailer
+from apm_git.store.commit import note_identity
 from apm_git.store.repo import MemoryRepo
 from apm_git.store.state import refuse_unusable_incoming
 
@@ -36,7 +37,7 @@ MERGE_DRIVER = "apm-memory"  # the merge driver `.gitattributes` names for the m
 
 
 @dataclasses.dataclass
-class OverBudget:
+class JournalOverBudget:
     """A journal the merge put over its line budget: the union of both sides' items, left whole."""
 
     path: str  # repo-relative
@@ -59,7 +60,7 @@ class Integrated:
     left: list[str] = dataclasses.field(default_factory=list)  # work-tree files changed meanwhile, left as they were
     notes: list[str] = dataclasses.field(default_factory=list)  # warnings: the merged apm.yaml did not read, …
     # journals the merge put over their line budget (`budgets: journal:`): no merge step may shorten a journal
-    journals_over_budget: list[OverBudget] = dataclasses.field(default_factory=list)
+    journals_over_budget: list[JournalOverBudget] = dataclasses.field(default_factory=list)
 
 
 def integrate(repo: MemoryRepo, head: str, theirs: str, source: str) -> Integrated | None:
@@ -75,7 +76,8 @@ def integrate(repo: MemoryRepo, head: str, theirs: str, source: str) -> Integrat
 
 
 def merge(repo: MemoryRepo, head: str, theirs: str, source: str) -> Integrated:
-    from apm_git.merge import lost_entries, merge_memory
+    from apm_git.merge.conserve import lost_entries
+    from apm_git.merge.tree import merge_memory
 
     root = repo.root
     # apm-git's own merge driver (`.gitattributes`) would run once per memory file: sync merges those itself.
@@ -128,6 +130,7 @@ def merge(repo: MemoryRepo, head: str, theirs: str, source: str) -> Integrated:
     env = clock.git_date_env()
     built = git.build_commit(root, repo.git_dir, head, [], text, contents=contents, env=env,
                              other_parents=[theirs], start=tree)
+    note_identity(repo, built)
     backup = write_backup(repo, head)
     left = land_tree(repo, head, built.commit, text.split("\n", 1)[0], env=env)
     return Integrated(source, "merge", built.commit, theirs, backup, conflicts, [value for _, value in archives],
@@ -199,7 +202,7 @@ def within_budgets(
 
 def journals_over(
     repo: MemoryRepo, files: Mapping[str, str | None], ours: Mapping[str, str], theirs: Mapping[str, str],
-) -> list[OverBudget]:
+) -> list[JournalOverBudget]:
     """The journals the merge put over their line budget: over it in `files`, within it (or absent) on at
     least one side, and not one side's text unchanged.  Deep sleep promotes a journal's items and REM never
     archives them, so the merge keeps every item and reports the file: the journal budget of a memory
@@ -214,7 +217,7 @@ def journals_over(
         if budget is None or lines <= budget or text in (ours.get(path), theirs.get(path)):
             continue
         if any(side.get(path) is None or count_lines(side[path]) <= budget for side in (ours, theirs)):
-            found.append(OverBudget(path, lines, budget))
+            found.append(JournalOverBudget(path, lines, budget))
     return found
 
 
@@ -265,7 +268,7 @@ def merge_base_side(repo: MemoryRepo, head: str, theirs: str) -> tuple[str | Non
     each other's work at once) has several best common ancestors; the base is then a virtual one, their
     memories merged in turn (each pair from its own merge base), as git's recursive merge does: a hit that
     both sides hold through one of them is in the base, so it counts once, not twice."""
-    from apm_git.merge import merge_memory
+    from apm_git.merge.tree import merge_memory
 
     bases = git.merge_bases(repo.root, head, theirs)
     if not bases:

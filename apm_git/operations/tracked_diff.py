@@ -20,7 +20,7 @@ from apm_git.operations import snapshot as snapshots
 from apm_git.review.commits import CommitInfo, check_range, read_commits
 from apm_git.store import tracked as store
 from apm_git.tracking.agents import PROFILES
-from apm_git.tracking.facts import FactChange, FolderDiff, SectionChange, diff_folder
+from apm_git.tracking.facts import FactChange, FolderDiff, TrackedSectionChange, diff_folder
 from apm_git.tracking.outline import key_of
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
@@ -44,14 +44,14 @@ class TrackedReview(NamedTuple):
     new: str | None  # None: the folder as it is
     new_name: str
     snapshots: list[CommitInfo]  # between the two states, newest first
-    sections: tuple[SectionChange, ...]
+    sections: tuple[TrackedSectionChange, ...]
     facts: tuple[FactChange, ...]
     files: list[FileStat]
 
     @property
-    def background(self) -> list[SectionChange | FactChange]:
+    def background(self) -> list[TrackedSectionChange | FactChange]:
         """The removals and rewrites made while no session of the agent ran."""
-        found: list[SectionChange | FactChange] = [section for section in self.sections if section.background]
+        found: list[TrackedSectionChange | FactChange] = [section for section in self.sections if section.background]
         return found + [fact for fact in self.facts if fact.background]
 
 
@@ -192,7 +192,7 @@ def _traced(tracked: store.Tracked, folder: Path, found: FolderDiff, between: li
     return FolderDiff(tuple(sections), tuple(facts))
 
 
-def _section_key(section: SectionChange) -> tuple[str, str]:
+def _section_key(section: TrackedSectionChange) -> tuple[str, str]:
     """The file and heading a removed, renamed or moved section left."""
     if section.status == "moved" and section.source:
         return section.source, section.heading

@@ -113,7 +113,7 @@ def sync(tracked: store.Tracked, *, remote: str | None = None) -> TrackedSync:
 def _merge(tracked: store.Tracked, folder: Path, head: str, theirs: str, branch: str, result: TrackedSync) -> str:
     """The merge commit of the two histories (their common snapshot as the base, none for two histories that
     began apart: the first sync of a second machine)."""
-    from apm_git.merge import merge_memory
+    from apm_git.merge.tree import merge_memory
 
     memory = list(PROFILES[tracked.agent].memory)
     tree, _ = git.merge_tree(folder, head, theirs)
@@ -152,7 +152,7 @@ def _texts(folder: Path, commit: str, memory: list[str]) -> tuple[dict[str, str]
 
 
 def _land(tracked: store.Tracked, folder: Path, head: str, new: str,
-          withheld: tuple[snapshots.Withheld, ...]) -> list[str]:
+          withheld: tuple[snapshots.SnapshotWithheld, ...]) -> list[str]:
     """Write the files that differ between `head` (the folder, as snapshotted) and `new` into the folder, then
     move the history to `new`.  A file the agent changed since the snapshot (or one withheld from it) is never
     overwritten: sync stops before writing anything."""

@@ -11,9 +11,9 @@ from collections.abc import Sequence
 
 from apm_git import git
 from apm_git.checks import baseline, no_secrets
-from apm_git.checks.snapshot import Finding
 from apm_git.errors import ApmGitError
 from apm_git.model import names
+from apm_git.model.snapshot import Finding
 from apm_git.model.withhold import WithheldSection, blank_sections, sections_of
 from apm_git.store.repo import MemoryRepo
 

@@ -14,13 +14,13 @@ import re
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import Final
 
-from apm_git.checks.entries import NAMING_FIELDS, Place, named_ids
-from apm_git.checks.snapshot import CATEGORY, EXPERIENCE, JOURNAL, file_kind
 from apm_git.dreaming.settle import conflict_ids
 from apm_git.model import names
 from apm_git.model import trailers as trailer_model
 from apm_git.model.config import Config
+from apm_git.model.entries import NAMING_FIELDS, EntryPlace, named_ids
 from apm_git.model.records import OPTIONAL_FIELDS, Block, Record, RecordFile, count_lines, parse, strip_eol
+from apm_git.model.snapshot import CATEGORY, EXPERIENCE, JOURNAL, file_kind
 from apm_git.model.vocabulary import ENTRY_STATUSES, EntryStatus, FileStatus, SectionStatus
 from apm_git.review.words import Piece, word_diff
 
@@ -88,7 +88,7 @@ class SectionChange:
 
 
 @dataclasses.dataclass(frozen=True)
-class FileSummary:
+class ReviewedFile:
     path: str
     old_path: str | None
     status: FileStatus
@@ -103,7 +103,7 @@ class FileSummary:
 class Classified:
     entries: list[EntryChange]
     sections: list[SectionChange]
-    files: list[FileSummary]
+    files: list[ReviewedFile]
 
 
 @dataclasses.dataclass
@@ -149,7 +149,7 @@ def classify(
     config: Config,
     facts: TrailerFacts,
     lost_of: Callable[[Collection[str]], Mapping[str, tuple[str, int]]],
-    places: Callable[[Collection[str]], Mapping[str, Sequence[Place]]],
+    places: Callable[[Collection[str]], Mapping[str, Sequence[EntryPlace]]],
 ) -> Classified:
     """`lost_of(ids)`: id -> (path, line) at the base of each of `ids` that the no-loss check finds gone
     without a trace; `places(ids)`: where each of `ids` is on the new side (the entry elsewhere, or a
@@ -257,7 +257,7 @@ def _both(entry: str, old: tuple[str, Record], new: tuple[str, Record], kinds: _
 
 
 def _gone(entry: str, source: str, was: Record, facts: TrailerFacts, lost: Mapping[str, tuple[str, int]],
-          places: Mapping[str, Sequence[Place]], naming: Mapping[str, tuple[str, str]]) -> EntryChange:
+          places: Mapping[str, Sequence[EntryPlace]], naming: Mapping[str, tuple[str, str]]) -> EntryChange:
     def change(status: EntryStatus, detail: str, target: str | None = None) -> EntryChange:
         return EntryChange(entry, was.title, status, source, target, was.line_no, detail)
 
@@ -403,12 +403,12 @@ def _free_form(parsed: RecordFile | None) -> dict[tuple[str, int], str]:
     return found
 
 
-def _file_summary(change: FileChange, config: Config, kinds: _Kinds) -> FileSummary:
+def _file_summary(change: FileChange, config: Config, kinds: _Kinds) -> ReviewedFile:
     budget = config.budget_for(kinds.rel(change.path)) if change.path.endswith(".md") else None
     moved = 0
     if change.whole_move and change.after is not None:
         moved = sum(1 for block in parse(change.after).blocks if _is_entry(block))
-    return FileSummary(
+    return ReviewedFile(
         change.path, change.old_path if change.old_path != change.path else None, change.status,
         None if change.before is None else count_lines(change.before),
         None if change.after is None else count_lines(change.after),

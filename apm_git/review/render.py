@@ -147,11 +147,11 @@ def _heading(heading: str) -> str:
     return heading or "(text before the first heading)"
 
 
-def _file_where(file: cl.FileSummary) -> str:
+def _file_where(file: cl.ReviewedFile) -> str:
     return one_line(f"{file.old_path} -> {file.path}" if file.old_path else file.path)
 
 
-def _lines(file: cl.FileSummary) -> str:
+def _lines(file: cl.ReviewedFile) -> str:
     before = "-" if file.lines_before is None else str(file.lines_before)
     after = "-" if file.lines_after is None else str(file.lines_after)
     budget = f", budget {file.budget}" if file.budget is not None else ""
@@ -159,7 +159,7 @@ def _lines(file: cl.FileSummary) -> str:
     return f"{before} -> {after}{budget}{mark}"
 
 
-def _file_note(file: cl.FileSummary) -> str:
+def _file_note(file: cl.ReviewedFile) -> str:
     notes = [f"{file.entries_moved} entries moved with it"] if file.entries_moved else []
     if file.note:
         notes.append(one_line(file.note))
@@ -301,7 +301,7 @@ def _md_words(pieces: tuple[Piece, ...]) -> str:
     return "".join(f"{tags[piece.op][0]}{md(piece.text)}{tags[piece.op][1]}" for piece in shorten(pieces))
 
 
-def _md_lines(file: cl.FileSummary) -> str:
+def _md_lines(file: cl.ReviewedFile) -> str:
     before = "—" if file.lines_before is None else str(file.lines_before)
     after = "—" if file.lines_after is None else str(file.lines_after)
     return f"{before} → **{after} ⚠️ over**" if over_budget(file) else f"{before} → {after}"

@@ -16,7 +16,7 @@ class Review:
     commits: list[CommitInfo]  # between the two sides, newest first
     entries: list[cl.EntryChange]
     sections: list[cl.SectionChange]
-    files: list[cl.FileSummary]
+    files: list[cl.ReviewedFile]
 
     def count(self, status: str) -> int:
         return sum(1 for entry in self.entries if entry.status == status)

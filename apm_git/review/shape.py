@@ -40,7 +40,7 @@ def summary(review: Review) -> dict[str, Any]:
     }
 
 
-def over_budget(file: cl.FileSummary) -> bool:
+def over_budget(file: cl.ReviewedFile) -> bool:
     return file.budget is not None and file.lines_after is not None and file.lines_after > file.budget
 
 
@@ -72,7 +72,7 @@ def _section(section: cl.SectionChange) -> dict[str, Any]:
     }
 
 
-def _file(file: cl.FileSummary) -> dict[str, Any]:
+def _file(file: cl.ReviewedFile) -> dict[str, Any]:
     return {
         "path": file.path,
         "from": file.old_path,

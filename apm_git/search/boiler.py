@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 import re
 
-from apm_git.search import sections
+from apm_git.model import text_sections as sections
 from apm_git.store import templates
 
 FOLDERS = ("init/memory", "main", "group")

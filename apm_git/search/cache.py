@@ -84,7 +84,7 @@ def _check(db: sqlite3.Connection) -> str | None:
     return None
 
 
-class Place:
+class IndexPlace:
     """The files of one scope's index: the database, its lock, and where a new one is built."""
 
     def __init__(self, folder: Path, name: str) -> None:
@@ -95,7 +95,7 @@ class Place:
         self.aside = folder / f"{name}.{os.getpid()}.tmp"
 
     @classmethod
-    def of(cls, repo: MemoryRepo, name: str) -> Place:
+    def of(cls, repo: MemoryRepo, name: str) -> IndexPlace:
         """The place under the git dir, its folder made (a file or a dangling link in its place removed:
         the folder is apm-git's own).  Raises OSError when the folder cannot be made."""
         folder = repo.git_dir / STATE_DIR / "search"

@@ -28,10 +28,11 @@ from typing import TypeVar
 
 from apm_git.errors import ApmGitError, LockTimeout, NoFts5, TooLarge, UnreadableFile, describe_os_error
 from apm_git.model import names
+from apm_git.model import text_sections as sections
 from apm_git.model.groups import check_group_name
 from apm_git.model.limits import MAX_FILE_BYTES
-from apm_git.search import boiler, passages, sections, terms
-from apm_git.search.cache import ARCHIVE_IDS, Identity, Place, in_memory
+from apm_git.search import boiler, passages, terms
+from apm_git.search.cache import ARCHIVE_IDS, Identity, IndexPlace, in_memory
 from apm_git.store.blob import blob_id
 from apm_git.store.odd_names import skipped
 from apm_git.store.repo import MemoryRepo, decode
@@ -56,7 +57,7 @@ def fts5_available() -> bool:
 
 
 @dataclasses.dataclass(frozen=True)
-class Scope:
+class SearchScope:
     """The memory dir without groups/ (group None), or one group's index and folder."""
 
     group: str | None = None
@@ -142,13 +143,13 @@ class Index:
     """One scope's index, brought up to date with the files when opened: rebuilt when the one on disk is
     damaged, built in memory when it cannot be written."""
 
-    def __init__(self, repo: MemoryRepo, scope: Scope) -> None:
+    def __init__(self, repo: MemoryRepo, scope: SearchScope) -> None:
         if not fts5_available():
             raise NoFts5(NO_FTS5)
         self.repo = repo
         self.scope = scope
         self.refresh = Refresh()
-        self.place: Place | None = None
+        self.place: IndexPlace | None = None
         self.opened: Identity | None = None  # the file on disk this connection reads
         self.db = self._connect()
 
@@ -159,7 +160,7 @@ class Index:
         """A connection to an index that holds the scope's files as they are; `damaged`: why the one
         opened before cannot be used."""
         try:
-            self.place = self.place or Place.of(self.repo, self.scope.name)
+            self.place = self.place or IndexPlace.of(self.repo, self.scope.name)
         except OSError as error:
             return self._in_memory(describe_os_error(error, error.filename))
         if damaged is None:
@@ -178,7 +179,7 @@ class Index:
         except sqlite3.DatabaseError as error:
             return self._in_memory(f"{error}, in {self.place.path}")
 
-    def _read(self, place: Place) -> sqlite3.Connection | None:
+    def _read(self, place: IndexPlace) -> sqlite3.Connection | None:
         """The warm path, without the lock: the index on disk when it is sound and holds the files as they are."""
         identity = place.identity()
         db, _ = place.open()
@@ -193,7 +194,7 @@ class Index:
         db.close()
         return None
 
-    def _write(self, place: Place, damaged: str | None) -> sqlite3.Connection:
+    def _write(self, place: IndexPlace, damaged: str | None) -> sqlite3.Connection:
         """Under the lock: bring the index on disk up to date, or build it anew and put it in place."""
         identity = place.identity()
         db, why = place.open()

@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 import re
 
-from apm_git.search.sections import FENCE, HEADING, Section, title_of
+from apm_git.model.text_sections import FENCE, HEADING, Section, title_of
 
 MAX_LINES = 8
 RECORD_LINES = 24

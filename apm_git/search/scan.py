@@ -7,9 +7,10 @@ from collections import Counter
 
 from apm_git.errors import TooLarge, UnreadableFile, UsageError
 from apm_git.model import names
+from apm_git.model import text_sections as sections
 from apm_git.model.limits import MAX_FILE_BYTES
-from apm_git.search import boiler, passages, sections, terms
-from apm_git.search.index import Hit, Scope
+from apm_git.search import boiler, passages, terms
+from apm_git.search.index import Hit, SearchScope
 from apm_git.store.repo import MemoryRepo, decode
 
 
@@ -29,7 +30,7 @@ def matched(hit: Hit, wanted: list[terms.Term], *, whole: bool = False) -> list[
 
 
 def scan_sections(
-    repo: MemoryRepo, scope: Scope, wanted: list[terms.Term], *, limit: int, archive: bool | None = None,
+    repo: MemoryRepo, scope: SearchScope, wanted: list[terms.Term], *, limit: int, archive: bool | None = None,
     under: str | None = None, alike: bool = False, per_section: bool = True,
 ) -> tuple[list[Hit], int, int, list[str]]:
     """The plain scan: every file of the scope read and split; (best hits, sections matched, files, skipped).

@@ -261,12 +261,12 @@ def _numbers(text: str, positions: list[int]) -> set[int]:
     return numbers
 
 
-class Found(NamedTuple):
+class Candidates(NamedTuple):
     pieces: list[Line]  # what the plugins read: candidate lines, in pieces of at most PIECE characters
     runs: list[Line]  # over-long token runs that `suspicious_run` holds to be suspects
 
 
-def find(text: str) -> Found:
+def find(text: str) -> Candidates:
     """The candidate lines of `text` (never fewer than the scanner flags) and its suspicious over-long runs."""
     spans, long_spans = _token_spans(text)
     numbers = _numbers(text, [start for start, _ in spans])
@@ -280,7 +280,7 @@ def find(text: str) -> Found:
     keyed = _numbers(lowered, keyed_at)
     long_numbers = _numbers(text, [start for start, _ in long_spans])
     if not numbers and not keyed and not long_numbers:
-        return Found([], [])
+        return Candidates([], [])
     lines = text.split("\n")
     for number in keyed - numbers:  # few lines: read their assignments as the keyword plugin will
         if any(counts or token_shaped(value) for value, counts in assigned_values(lines[number - 1])):
@@ -298,7 +298,7 @@ def find(text: str) -> Found:
         spans, long_spans = _spans(line)
         runs += [Line(number, line[start:end]) for start, end in long_spans if suspicious_run(line, start, end)]
         pieces += [Line(number, line[start:end]) for start, end in _pieces(line, spans, long_spans)]
-    return Found(pieces, runs)
+    return Candidates(pieces, runs)
 
 
 def candidates(text: str) -> list[Line]:

@@ -34,8 +34,17 @@ def commit(
     env = clock.git_date_env()
     parent = git.head(repo.root)
     built = git.build_commit(repo.root, repo.git_dir, parent, list(paths), text, contents=contents, env=env)
+    note_identity(repo, built)
     if before_landing is not None:
         before_landing(built.commit)
     from_worktree = [path for path in paths if path not in (contents or {})]
     landing.land(repo, built, parent, text.split("\n", 1)[0], updates=updates, from_worktree=from_worktree, env=env)
     return built.commit
+
+
+def note_identity(repo: MemoryRepo, built: git.Built) -> None:
+    """One line for the user when the commit was made as apm-git, git having no identity here."""
+    if built.fallback:
+        email = git.FALLBACK_IDENTITY["GIT_AUTHOR_EMAIL"]
+        repo.note(f"NOTE: git has no user identity here, so the commit(s) were made as apm-git <{email}>; "
+                  "set yours with `git config --global user.name NAME` and `git config --global user.email EMAIL`")

@@ -19,12 +19,12 @@ from apm_git.model.config import (
     DEFAULT_ROUTING,
     KINDS,
     Config,
-    DeepSleep,
+    DeepSleepSettings,
     Dreaming,
-    Flush,
+    FlushSettings,
     Journals,
     Load,
-    Rem,
+    RemSettings,
     Rule,
     Share,
     Whole,
@@ -39,10 +39,10 @@ MAX_CONFIG_BYTES = 256 * 1024  # apm.yaml holds a few settings
 
 
 _SECTIONS: dict[str, type[Any]] = {
-    "deep_sleep": DeepSleep,
-    "rem": Rem,
+    "deep_sleep": DeepSleepSettings,
+    "rem": RemSettings,
     "journals": Journals,
-    "flush": Flush,
+    "flush": FlushSettings,
     "load": Load,
     "dreaming": Dreaming,
 }

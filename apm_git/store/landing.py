@@ -26,16 +26,12 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from apm_git import git
-from apm_git.errors import GitError, LockTimeout, StateError
+from apm_git.errors import GitError, StateError
 from apm_git.store.atomic import TEMP_SUFFIX, write_atomic
 from apm_git.store.repo import MemoryRepo
 
 JOURNAL = "commit-journal.json"  # under .git/apm-git/
 VERSION = 1
-
-# What a command did for an interrupted commit (or left for later), said once by the command line.
-NOTICES: list[str] = []
-
 
 @dataclasses.dataclass(frozen=True)
 class Update:
@@ -102,7 +98,7 @@ def land(
     if updates:
         _refresh_stat(repo)
     _drop_journal(repo)
-    _say_left(left, built.commit, subject)
+    _say_left(repo, left, built.commit, subject)
     return left
 
 
@@ -110,18 +106,18 @@ def finish_interrupted(repo: MemoryRepo) -> None:
     """Finish (or drop) a commit a kill interrupted; the caller holds the write lock."""
     _sweep_temporaries(repo.git_dir / "apm-git", recursive=False)
     _sweep_temporaries(repo.memory, recursive=True)  # about 1 ms for 250 files
-    record = _read_journal(repo)
+    record = read_journal(repo)
     if record is None:
         return
     subject, old, new = record["subject"], record["old"], record["new"]
     now = git.head(repo.root)
     if now == old and now != new:
         _drop_journal(repo)
-        NOTICES.append(f"`{subject}` was interrupted before it committed; nothing had changed, nothing to finish")
+        repo.note(f"`{subject}` was interrupted before it committed; nothing had changed, nothing to finish")
         return
     if now != new and not _descends(repo, now, new):
         _drop_journal(repo)
-        NOTICES.append(
+        repo.note(
             f"`{subject}` ({new[:12]}) was interrupted and the branch has moved elsewhere since; "
             "its work-tree update was dropped",
         )
@@ -141,49 +137,8 @@ def finish_interrupted(repo: MemoryRepo) -> None:
         _refresh_stat(repo)
     _drop_journal(repo)
     held = "the work tree and the index now hold it" if now == new else "the work tree now holds it"
-    NOTICES.append(f"finished `{subject}` ({new[:12]}), which was interrupted: {held}")
-    _say_left(left, new, subject)
-
-
-def finish_pending(repo: MemoryRepo, *, wait: bool) -> None:
-    """Finish an interrupted commit before reading the memory, when there is one.
-
-    A reader (`wait=False`) does it only when the lock is free and the disk writable; otherwise it
-    says so in one line and goes on reading.
-    """
-    if not journal_path(repo).exists():
-        return
-    from apm_git.store.lock import write_lock
-
-    try:
-        with write_lock(repo, timeout=None if wait else 0.0):
-            pass
-    except (LockTimeout, OSError, StateError):
-        if wait:
-            raise
-        note_pending(repo)  # the lock's holder finishes it first thing; a read-only disk needs a writer
-
-
-def note_pending(repo: MemoryRepo) -> None:
-    """One line when a commit was interrupted and its work-tree update is not finished."""
-    if not journal_path(repo).exists():
-        return
-    try:
-        record = _read_journal(repo)
-    except StateError as error:
-        NOTICES.append(str(error))
-        return
-    if record is not None:
-        NOTICES.append(
-            f"`{record['subject']}` is not finished: the work tree may not hold all of it yet; "
-            "any apm-git command that writes (e.g. `apm-git flush`) finishes it",
-        )
-
-
-def take_notices() -> list[str]:
-    notes = list(NOTICES)
-    NOTICES.clear()
-    return notes
+    repo.note(f"finished `{subject}` ({new[:12]}), which was interrupted: {held}")
+    _say_left(repo, left, new, subject)
 
 
 def _bring_worktree(repo: MemoryRepo, files: Sequence[Sequence[Any]], after: Any) -> list[str]:
@@ -212,9 +167,9 @@ def _bring_worktree(repo: MemoryRepo, files: Sequence[Sequence[Any]], after: Any
     return left
 
 
-def _say_left(left: Sequence[str], commit: str, subject: str) -> None:
+def _say_left(repo: MemoryRepo, left: Sequence[str], commit: str, subject: str) -> None:
     for path in left:
-        NOTICES.append(
+        repo.note(
             f"{path} was changed while `{subject}` was landing, so it was left as it is; "
             f"its consolidated version is `git show {commit[:12]}:{path}`",
         )
@@ -255,7 +210,7 @@ def _drop_journal(repo: MemoryRepo) -> None:
         journal_path(repo).unlink()
 
 
-def _read_journal(repo: MemoryRepo) -> dict[str, Any] | None:
+def read_journal(repo: MemoryRepo) -> dict[str, Any] | None:
     path = journal_path(repo)
     try:
         data = json.loads(path.read_bytes())
@@ -291,12 +246,16 @@ def _sync_folder(folder: Path) -> None:
 
 def _sweep_temporaries(folder: Path, *, recursive: bool, name: str = "") -> None:
     """Remove apm-git's temporary files (whose names start with `name`) that a killed process left
-    (its pid is gone); the caller holds the lock."""
+    (its pid is gone); the caller holds the lock.  The memory is walked with `os.walk` (one system
+    call per folder, linked folders not entered), as every writer does this first."""
     if not folder.is_dir():
         return
-    found = folder.rglob(f"*{TEMP_SUFFIX}") if recursive else (
-        path for path in folder.iterdir() if path.name.startswith(name) and path.name.endswith(TEMP_SUFFIX))
-    for path in list(found):
+    if recursive:
+        found = [Path(top, entry) for top, folders, files in os.walk(folder)
+                 for entry in (*folders, *files) if entry.endswith(TEMP_SUFFIX)]
+    else:
+        found = [path for path in folder.iterdir() if path.name.startswith(name) and path.name.endswith(TEMP_SUFFIX)]
+    for path in found:
         if _alive(path.name) or path.is_symlink():
             continue
         with contextlib.suppress(OSError):

@@ -5,7 +5,9 @@ Auto-initialization only ever creates files that are completely absent.
 from __future__ import annotations
 
 import datetime as dt
+import os
 from collections.abc import Collection, Mapping
+from pathlib import Path
 
 from apm_git.errors import UnsafePath
 from apm_git.model.dated import journal_date
@@ -93,6 +95,47 @@ def ensure_group(
         for rel in missing:
             repo.write(rel, templates.render(files[rel], **values))
     return missing
+
+
+def ensure_groups(
+    repo: MemoryRepo, names: Collection[str], today: dt.date, group_names: Mapping[str, str] | None = None,
+    skip: Collection[str] = (),
+) -> list[str]:
+    """`ensure_group` for each of `names`, in order; returns what was created.
+
+    A flush of the whole memory runs this over every group, so the common case, where every
+    group's files are there as plain files, costs one `os.scandir` per group folder; only a group
+    with something absent or linked goes through `ensure_group`'s path checks.
+    """
+    created: list[str] = []
+    present = _plain_entries(repo.memory / GROUPS)
+    for group in names:
+        folder = present.get(check_group_name(group))
+        inside = _plain_entries(repo.memory / GROUPS / group) if folder is False else {}
+        whole = (present.get(f"{group}.md") is False and folder is False
+                 and all(inside.get(name) is False for name in GROUP_FILES))
+        if not whole:
+            created += ensure_group(repo, group, today, group_names, skip)
+    return created
+
+
+def _plain_entries(folder: Path) -> dict[str, bool]:
+    """A folder's entry names -> whether each is a link (or of a kind `os.scandir` could not tell);
+    {} when the folder is absent, a link, or unreadable."""
+    if folder.is_symlink():
+        return {}
+    try:
+        with os.scandir(folder) as entries:
+            return {entry.name: _linked(entry) for entry in entries}
+    except OSError:
+        return {}
+
+
+def _linked(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_symlink()
+    except OSError:
+        return True
 
 
 def ensure_main(repo: MemoryRepo, today: dt.date, skip: Collection[str] = ()) -> list[str]:

@@ -1,7 +1,7 @@
 """One writer at a time: apm-git processes on a repository serialize on `.git/apm-git/lock`.
 
-git's own `index.lock` is never touched; a waiter gives up after a bounded time.  Whoever takes
-the lock first finishes a commit that a kill interrupted (apm_git.store.landing), before it reads anything.
+git's own `index.lock` is never touched; a waiter gives up after a bounded time.  The lock alone
+lives here; writing (the lock, then finishing a commit a kill interrupted) is store/writer.py.
 
 The lock is `flock(2)` on the lock file, taken without blocking and retried every 20 ms until the
 timeout: what the filelock package does on POSIX, whose import alone (filelock 4.3: about 38 ms of
@@ -31,20 +31,6 @@ def lock_timeout() -> float:
         return float(os.environ.get(ENV_TIMEOUT, DEFAULT_TIMEOUT))
     except ValueError:
         return DEFAULT_TIMEOUT
-
-
-@contextlib.contextmanager
-def write_lock(repo: MemoryRepo, *, timeout: float | None = None) -> Iterator[None]:
-    """The repository's writer lock, after checking that apm-git may write where it will: a
-    read-only memory dir or repository is refused here, before any file is touched.  Whoever
-    holds it first finishes a commit that a kill interrupted."""
-    from apm_git.store.landing import finish_interrupted
-    from apm_git.store.repo import STATE_DIR
-
-    check_writable(repo)
-    with file_lock(repo.git_dir / STATE_DIR / "lock", "another apm-git process", timeout=timeout):
-        finish_interrupted(repo)
-        yield
 
 
 def check_writable(repo: MemoryRepo) -> None:

@@ -23,16 +23,29 @@ CONFIG_CACHE = "config.cache"
 class MemoryRepo(Slotted):
     """An apm-git memory repository: its work tree, its git dir and its parsed apm.yaml."""
 
-    __slots__ = ("config", "git_dir", "root")
+    __slots__ = ("_memory", "_notes", "config", "git_dir", "root")
 
     def __init__(self, root: Path, git_dir: Path, config: Config) -> None:
         self.root = root
         self.git_dir = git_dir
         self.config = config
+        self._memory = root / config.memory_dir  # asked for once per file by the listings of a flush
+        self._notes: dict[str, None] = {}  # what the command did on the side, for its caller to say once
+
+    def note(self, text: str) -> None:
+        """Keep one line for the user about what was done on the side (an interrupted commit finished,
+        the fallback identity used); the command line or MCP worker that opened this repository says it."""
+        self._notes.setdefault(text, None)
+
+    def take_notes(self) -> list[str]:
+        """The lines noted so far, each once, in order; they are said, so they go."""
+        notes = list(self._notes)
+        self._notes.clear()
+        return notes
 
     @property
     def memory(self) -> Path:
-        return self.root / self.config.memory_dir
+        return self._memory
 
     @property
     def memory_prefix(self) -> str:
@@ -130,20 +143,47 @@ class MemoryRepo(Slotted):
 
     def markdown_files(self, under: str = "") -> Iterator[str]:
         """Memory-relative paths of every .md file (sorted), skipping symlinks that leave the memory dir
-        or cross from one group (or main/) into another, and names that are not UTF-8 (store/odd_names.py)."""
+        or cross from one group (or main/) into another, and names that are not UTF-8 (store/odd_names.py).
+
+        One `os.scandir` per folder, whose entries carry their type: a flush lists the whole memory
+        (INDEX.md, the conflicts of every file), so this costs a system call per folder, not per file.
+        Linked folders are not entered (as `Path.rglob` does not); a linked file is listed when it
+        stays inside its own zone.
+        """
         base = self.path(under) if under else self.memory
         if not base.is_dir():
             return
         memory = self.memory.resolve()
-        for path in sorted(base.rglob("*.md")):
-            if not path.is_file():
-                continue
-            rel = path.relative_to(self.memory).as_posix()
+        found: list[tuple[tuple[str, ...], bool]] = []
+        _walk(str(base), base.relative_to(self.memory).parts, found)
+        for parts, link in sorted(found):
+            rel = "/".join(parts)
             if skipped(self.repo_path(rel)):
                 continue
-            if path.is_symlink() and (not _inside(path.resolve(), memory) or self.crossing(rel, path)):
-                continue
+            if link:
+                path = self.memory / rel
+                if not path.is_file() or not _inside(path.resolve(), memory) or self.crossing(rel, path):
+                    continue
             yield rel
+
+
+def _walk(folder: str, parts: tuple[str, ...], found: list[tuple[tuple[str, ...], bool]]) -> None:
+    """Collect (path parts, is a link) of the .md files under `folder`; unreadable folders are left out."""
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    for entry in entries:
+        try:
+            if entry.is_symlink():
+                if entry.name.endswith(".md"):
+                    found.append(((*parts, entry.name), True))
+            elif entry.is_dir():
+                _walk(entry.path, (*parts, entry.name), found)
+            elif entry.name.endswith(".md") and entry.is_file():
+                found.append(((*parts, entry.name), False))
+        except OSError:
+            continue
 
 
 def decode(data: bytes, name: str) -> str:

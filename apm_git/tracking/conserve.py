@@ -8,11 +8,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from apm_git.tracking.facts import place
-from apm_git.tracking.outline import Part, outline
+from apm_git.tracking.outline import OutlinePart, outline
 
 
-def _parts(text: str | None) -> dict[tuple[str, int], Part]:
-    found: dict[tuple[str, int], Part] = {}
+def _parts(text: str | None) -> dict[tuple[str, int], OutlinePart]:
+    found: dict[tuple[str, int], OutlinePart] = {}
     seen: dict[str, int] = {}
     for part in outline(text or ""):
         seen[part.heading] = seen.get(part.heading, 0) + 1

@@ -16,7 +16,7 @@ from difflib import SequenceMatcher
 from typing import NamedTuple
 
 from apm_git.model.vocabulary import FACT_STATUSES, FactStatus, TrackedSectionStatus
-from apm_git.tracking.outline import Fact, Part, outline
+from apm_git.tracking.outline import Fact, OutlinePart, outline
 
 REWRITE_RATIO = 0.6
 RENAME_SHARE = 0.6
@@ -26,7 +26,7 @@ TOP = ""  # the heading of the text before a file's first heading
 Loc = tuple[str, str, int]  # (file, heading, occurrence of that heading in the file)
 
 
-class SectionChange(NamedTuple):
+class TrackedSectionChange(NamedTuple):
     file: str
     heading: str  # as written ("## Decisions"); TOP for the top of the file
     status: TrackedSectionStatus
@@ -51,7 +51,7 @@ class FactChange(NamedTuple):
 
 
 class FolderDiff(NamedTuple):
-    sections: tuple[SectionChange, ...]
+    sections: tuple[TrackedSectionChange, ...]
     facts: tuple[FactChange, ...]
 
     @property
@@ -71,7 +71,7 @@ def diff_folder(before: Mapping[str, str | None], after: Mapping[str, str | None
     new = _sections(after)
     old_where = _where(old)
     new_where = _where(new)
-    sections: list[SectionChange] = []
+    sections: list[TrackedSectionChange] = []
     facts: list[FactChange] = []
     pairs: list[tuple[Loc, Loc]] = [(loc, loc) for loc in old if loc in new]
     gone = [loc for loc in old if loc not in new]
@@ -99,7 +99,7 @@ def diff_folder(before: Mapping[str, str | None], after: Mapping[str, str | None
         facts += _fact_changes(other, was.facts, now.facts, old_where, new_where, new)
     for loc in gone:
         was = old[loc]
-        sections.append(SectionChange(loc[0], loc[1], "removed", None, was.line, len(was.facts), 0))
+        sections.append(TrackedSectionChange(loc[0], loc[1], "removed", None, was.line, len(was.facts), 0))
         facts += _fact_changes(loc, was.facts, (), old_where, new_where, new)
     for loc in came:
         sections.append(_section(loc, new[loc], "added", None, 0))
@@ -109,12 +109,13 @@ def diff_folder(before: Mapping[str, str | None], after: Mapping[str, str | None
     return FolderDiff(tuple(sections), tuple(facts))
 
 
-def _section(loc: Loc, part: Part, status: TrackedSectionStatus, source: str | None, before: int) -> SectionChange:
-    return SectionChange(loc[0], loc[1], status, source, part.line, before, len(part.facts))
+def _section(loc: Loc, part: OutlinePart, status: TrackedSectionStatus, source: str | None,
+             before: int) -> TrackedSectionChange:
+    return TrackedSectionChange(loc[0], loc[1], status, source, part.line, before, len(part.facts))
 
 
-def _sections(files: Mapping[str, str | None]) -> dict[Loc, Part]:
-    found: dict[Loc, Part] = {}
+def _sections(files: Mapping[str, str | None]) -> dict[Loc, OutlinePart]:
+    found: dict[Loc, OutlinePart] = {}
     for path in sorted(files):
         text = files[path]
         if text is None:
@@ -126,7 +127,7 @@ def _sections(files: Mapping[str, str | None]) -> dict[Loc, Part]:
     return found
 
 
-def _where(sections: Mapping[Loc, Part]) -> dict[str, Counter[Loc]]:
+def _where(sections: Mapping[Loc, OutlinePart]) -> dict[str, Counter[Loc]]:
     """fact key -> how many times each section holds it."""
     where: dict[str, Counter[Loc]] = {}
     for loc, part in sections.items():
@@ -135,7 +136,7 @@ def _where(sections: Mapping[Loc, Part]) -> dict[str, Counter[Loc]]:
     return where
 
 
-def _shared(was: Part, now: Part) -> bool:
+def _shared(was: OutlinePart, now: OutlinePart) -> bool:
     """Whether two sections hold mostly the same facts (a heading renamed over them)."""
     if not was.facts or not now.facts:
         return False
@@ -157,7 +158,7 @@ def _surplus(facts: Iterable[Fact], other: Iterable[Fact]) -> list[Fact]:
 
 
 def _fact_changes(loc: Loc, was: tuple[Fact, ...], now: tuple[Fact, ...], old_where: Mapping[str, Counter[Loc]],
-                  new_where: Mapping[str, Counter[Loc]], after: Mapping[Loc, Part]) -> list[FactChange]:
+                  new_where: Mapping[str, Counter[Loc]], after: Mapping[Loc, OutlinePart]) -> list[FactChange]:
     file, heading = loc[0], loc[1]
     removed, added = _surplus(was, now), _surplus(now, was)
     changes: list[FactChange] = []

@@ -31,7 +31,7 @@ class Fact(NamedTuple):
         return key_of(self.text)
 
 
-class Part(NamedTuple):
+class OutlinePart(NamedTuple):
     heading: str  # the heading line as written, stripped ("## Decisions"); "" for the top of the file
     level: int  # 1-6; 0 for the top of the file
     trail: tuple[str, ...]  # the headings it sits under, outermost first
@@ -44,7 +44,7 @@ def key_of(text: str) -> str:
     return _SPACES.sub(" ", " ".join(_MARKER.sub("", line) for line in text.split("\n"))).strip()
 
 
-def outline(text: str) -> list[Part]:
+def outline(text: str) -> list[OutlinePart]:
     """The parts of `text` in file order; the top part only when it holds anything but blank lines."""
     lines = text.removeprefix("\ufeff").splitlines(keepends=True)
     starts: list[tuple[int, int]] = []  # (line index, level) of each heading
@@ -58,7 +58,7 @@ def outline(text: str) -> list[Part]:
             continue
         if fence is None and (match := _HEADING.fullmatch(bare)):
             starts.append((index, len(match[1])))
-    parts: list[Part] = []
+    parts: list[OutlinePart] = []
     bounds = [(0, 0), *starts, (len(lines), 0)]
     stack: list[tuple[int, str]] = []
     for (start, level), (stop, _) in itertools.pairwise(bounds):
@@ -72,7 +72,7 @@ def outline(text: str) -> list[Part]:
         facts = tuple(_facts(lines, body_from, stop, front=level == 0))
         chunk = "".join(lines[start:stop])
         if level or chunk.strip():
-            parts.append(Part(heading, level, trail, start + 1, chunk, facts))
+            parts.append(OutlinePart(heading, level, trail, start + 1, chunk, facts))
         if level:
             stack.append((level, heading))
     return parts

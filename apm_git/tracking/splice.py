@@ -2,10 +2,10 @@
 --section`): pure, text in, text out (docs/tracking.md, "Restore")."""
 from __future__ import annotations
 
-from apm_git.tracking.outline import Part, outline
+from apm_git.tracking.outline import OutlinePart, outline
 
 
-def find_section(text: str, heading: str) -> Part | None:
+def find_section(text: str, heading: str) -> OutlinePart | None:
     """The first section of `text` whose heading is `heading` (as written, or without its `#` marks)."""
     wanted = _bare(heading)
     return next((part for part in outline(text) if part.heading and _bare(part.heading) == wanted), None)

@@ -1,11 +1,11 @@
 """Snapshots built in memory, for the table-driven tests of each check."""
 from __future__ import annotations
 
-from apm_git.checks.entries import EntryIndex, summarize
 from apm_git.checks.run import run_checks
-from apm_git.checks.snapshot import Change, Finding, Snapshot
 from apm_git.model.config import Config
+from apm_git.model.entries import EntryIndex, summarize
 from apm_git.model.records import parse
+from apm_git.model.snapshot import Finding, Snapshot, SnapshotChange
 
 MEM = "memory"
 
@@ -26,8 +26,8 @@ def snapshot(
     rest = {f"{MEM}/{name}": text for name, text in (unchanged or {}).items()}
     before = {f"{MEM}/{name}": text for name, text in base.items()}
     after = {f"{MEM}/{name}": text for name, text in new.items()}
-    changes = [Change("D", path) for path in before if path not in after]
-    changes += [Change("A" if path not in before else "M", path) for path, text in after.items()
+    changes = [SnapshotChange("D", path) for path in before if path not in after]
+    changes += [SnapshotChange("A" if path not in before else "M", path) for path, text in after.items()
                 if before.get(path) != text]
     texts = {**rest, **after}
     summaries = {path: summarize(parse(text)) for path, text in texts.items() if path.endswith(".md")}

@@ -5,8 +5,8 @@ import pytest
 
 from apm_git.checks import baseline
 from apm_git.checks.run import run_checks
-from apm_git.checks.snapshot import Finding
 from apm_git.errors import BaselineError
+from apm_git.model.snapshot import Finding
 from tests.checks.helpers import snapshot
 
 BROKEN = "# Lessons\n\n## [2026-04-06] Broken\n- Tags: lesson\n- Body: no fitness\n"

@@ -15,7 +15,7 @@ HEAVY = ("tiktoken", "ruamel", "detect_secrets", "git", "yaml")
 def test_help_imports_nothing_heavy() -> None:
     code = (
         "import sys\n"
-        "from apm_git.cli import main\n"
+        "from apm_git.cli.app import main\n"
         "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
         f"print(sorted({{m.split('.')[0] for m in sys.modules}} & set({HEAVY!r})))\n"
     )
@@ -44,14 +44,14 @@ def test_every_command_defined_is_registered_in_one_list() -> None:
     import click
 
     import apm_git.cli as package
-    from apm_git.cli import COMMANDS
+    from apm_git.cli.app import COMMANDS, cli
 
     defined = set()
     for info in pkgutil.iter_modules(package.__path__):
         module = importlib.import_module(f"apm_git.cli.{info.name}")
         for value in vars(module).values():
-            if isinstance(value, click.Command) and value is not package.cli:
+            if isinstance(value, click.Command) and value is not cli:
                 defined.add(value)
     subcommands = {sub for group in defined if isinstance(group, click.Group) for sub in group.commands.values()}
     assert defined - subcommands == set(COMMANDS)
-    assert set(package.cli.commands.values()) == set(COMMANDS)
+    assert set(cli.commands.values()) == set(COMMANDS)

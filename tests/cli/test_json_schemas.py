@@ -13,7 +13,7 @@ import pytest
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
-from apm_git.cli import cli
+from apm_git.cli.app import cli
 from apm_git.model import vocabulary as words
 from tests.conftest import Invoke, git
 from tests.tracked_homes import machine

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from apm_git.commands.init import init
-from apm_git.merge import lost_entries
+from apm_git.merge.conserve import lost_entries
 from apm_git.model.records import parse
 from tests.cli.test_json_schemas import validator
 from tests.conftest import Invoke, git

@@ -5,7 +5,7 @@ import datetime as dt
 import pytest
 
 from apm_git.dreaming.score import archive_for_value, score
-from apm_git.model.config import Rem
+from apm_git.model.config import RemSettings
 from apm_git.model.fitness import Fitness
 from apm_git.model.records import parse
 from tests.records import record
@@ -24,14 +24,14 @@ TODAY = dt.date(2026, 6, 1)
 ])
 def test_score(days: int, hits: int, value: str, proven: bool, expected: int) -> None:
     fitness = Fitness(TODAY - dt.timedelta(days=days), hits, value)
-    assert score(fitness, proven, TODAY, Rem()) == expected
+    assert score(fitness, proven, TODAY, RemSettings()) == expected
 
 
 def _entry(days: int, hits: int, value: str, *, proven: bool = False, conflict: bool = False) -> bool:
     last = (TODAY - dt.timedelta(days=days)).isoformat()
     fields = (("Conflicts", "2026-01-01-other — says the opposite"),) if conflict else ()
     text = record("2026-01-01", "Entry", last=last, hits=hits, value=value, proven=proven, fields=fields)
-    return archive_for_value(parse(text).entries[0], TODAY, Rem())
+    return archive_for_value(parse(text).entries[0], TODAY, RemSettings())
 
 
 def test_value_archival_needs_all_four_conditions() -> None:
@@ -45,7 +45,7 @@ def test_value_archival_needs_all_four_conditions() -> None:
 
 def test_proven_entries_need_the_stricter_rule() -> None:
     assert not _entry(200, 0, "LOW", proven=True)  # score 30: not below the floor
-    rem = Rem(proven_bonus=0)
+    rem = RemSettings(proven_bonus=0)
     text = record("2026-01-01", "Entry", last="2026-01-01", hits=0, value="LOW", proven=True)
     assert archive_for_value(parse(text).entries[0], TODAY, rem)  # 151 days, score 0 < 30
     recent = record("2026-01-01", "Entry", last="2026-03-01", hits=0, value="LOW", proven=True)

@@ -14,10 +14,10 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from apm_git.checks.entries import named_ids
-from apm_git.cli import cli
+from apm_git.cli.app import cli
 from apm_git.commands.init import init
 from apm_git.dreaming.locate import header_id
+from apm_git.model.entries import named_ids
 from apm_git.model.records import Block, parse
 from tests.conftest import git
 

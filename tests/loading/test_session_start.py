@@ -78,7 +78,7 @@ def test_day_one_lesson_recalled_by_day_three_intent(mem: MemoryRepo, run_cli: I
 def test_a_warm_load_builds_no_tokenizer(mem: MemoryRepo) -> None:
     write(mem, f"{TODAY}.md", f"# Journal {TODAY}\n\n" + record(TODAY, "Warm", "Counted once."))
     probe = ("import sys; sys.argv = ['apm-git', 'load', '--intent', 'debug the redis timeout'];"
-             "from apm_git.cli import main\n"
+             "from apm_git.cli.app import main\n"
              "try:\n    main()\nexcept SystemExit:\n    pass\n"
              "print('TIKTOKEN' if 'tiktoken' in sys.modules else 'NO-TIKTOKEN', file=sys.stderr)")
     cold = subprocess.run((sys.executable, "-c", probe), cwd=mem.root, capture_output=True, text=True, check=False)

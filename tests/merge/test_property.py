@@ -4,7 +4,8 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from apm_git.merge import lost_entries, merge_memory
+from apm_git.merge.conserve import lost_entries
+from apm_git.merge.tree import merge_memory
 from apm_git.model.records import Record, parse, set_field
 from apm_git.model.reinsert import drop_records
 

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from apm_git.merge import lost_entries, merge_memory
+from apm_git.merge.conserve import lost_entries
+from apm_git.merge.tree import merge_memory
 from apm_git.model.records import parse
 from tests.realworld import ENV_CASES, cases_dir
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 import datetime as dt
 import json
 
-from apm_git.merge import lost_entries, merge_memory
+from apm_git.merge.conserve import lost_entries
+from apm_git.merge.tree import merge_memory
 from apm_git.model import index_md
 from apm_git.model.records import parse
 

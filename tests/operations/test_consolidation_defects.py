@@ -10,7 +10,7 @@ import pytest
 from apm_git.commands.flush import flush
 from apm_git.commands.journal import add
 from apm_git.dreaming.plan_deep_sleep import Memory, plan_deep_sleep
-from apm_git.model.config import Config, DeepSleep
+from apm_git.model.config import Config, DeepSleepSettings
 from apm_git.model.records import parse
 from apm_git.store.repo import MemoryRepo
 from tests.commands.test_deep_sleep import head, snapshot
@@ -176,9 +176,9 @@ def test_look_back_days_is_the_window_in_which_a_title_recurs() -> None:
     }
     memory = Memory(journals, {}, {})
     today = dt.date(2026, 4, 7)
-    narrow = Config()._replace(deep_sleep=DeepSleep(look_back_days=3))
+    narrow = Config()._replace(deep_sleep=DeepSleepSettings(look_back_days=3))
     assert plan_deep_sleep(memory, today, narrow).promotions == []  # five days apart: no recurrence
-    wide = Config()._replace(deep_sleep=DeepSleep(look_back_days=5))
+    wide = Config()._replace(deep_sleep=DeepSleepSettings(look_back_days=5))
     assert [(p.entry_id, p.reason) for p in plan_deep_sleep(memory, today, wide).promotions] == [
         ("2026-04-01-staging-runs-on-eu-west-1-nodes", "recurring"),
         ("2026-04-06-staging-runs-on-the-eu-west-1-nodes", "recurring"),

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import click
 
-from apm_git.cli import cli
+from apm_git.cli.app import cli
 
 README = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
 TABLE = README.split("## Commands", 1)[1].split("\n## ", 1)[0]

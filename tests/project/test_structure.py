@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import ast
 import functools
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -63,43 +63,50 @@ def _with_packages(module: str) -> list[str]:
     return [".".join(parts[:end]) for end in range(1, len(parts) + 1) if ".".join(parts[:end]) in _modules()]
 
 
+def _imported(module: str, node: ast.Import | ast.ImportFrom) -> set[str]:
+    """The apm_git modules one import statement of `module` names, each with the packages importing it runs."""
+    modules = _modules()
+    if isinstance(node, ast.Import):
+        names = [alias.name for alias in node.names]
+    else:
+        base = node.module or ""
+        if node.level:
+            package = module if modules[module].name == "__init__.py" else module.rpartition(".")[0]
+            anchor = package.split(".")
+            anchor = anchor[:len(anchor) - node.level + 1]
+            base = ".".join([*anchor, *([base] if base else [])])
+        # `from apm_git.x import y`: y is a submodule when there is one, else a name in apm_git.x
+        names = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base for alias in node.names]
+    found: set[str] = set()
+    for name in names:
+        if name == "apm_git" or name.startswith("apm_git."):
+            while name not in modules and "." in name:  # `import apm_git.x.y` of a name: its module
+                name = name.rpartition(".")[0]
+            found.update(_with_packages(name))
+    found.discard(module)
+    return found
+
+
 @functools.cache
 def direct_imports(module: str) -> frozenset[str]:
     """The apm_git modules `module` imports anywhere in its source (a function-level import too)."""
-    modules = _modules()
-    package = module if _modules()[module].name == "__init__.py" else module.rpartition(".")[0]
     found: set[str] = set()
     for node in ast.walk(_tree(module)):
-        if isinstance(node, ast.Import):
-            names = [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                anchor = package.split(".")
-                anchor = anchor[:len(anchor) - node.level + 1]
-                base = ".".join([*anchor, *([base] if base else [])])
-            # `from apm_git.x import y`: y is a submodule when there is one, else a name in apm_git.x
-            names = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base for alias in node.names]
-        else:
-            continue
-        for name in names:
-            if name == "apm_git" or name.startswith("apm_git."):
-                while name not in modules and "." in name:  # `import apm_git.x.y` of a name: its module
-                    name = name.rpartition(".")[0]
-                found.update(_with_packages(name))
-    found.discard(module)
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            found |= _imported(module, node)
     return frozenset(found)
 
 
-def import_chain(module: str, unwanted: tuple[str, ...]) -> list[str] | None:
-    """The shortest chain of imports from `module` to a module under one of `unwanted`, or None."""
+def import_chain(module: str, unwanted: tuple[str, ...],
+                 imports: Callable[[str], frozenset[str]] = direct_imports) -> list[str] | None:
+    """The shortest chain of `imports` from `module` to a module under one of `unwanted`, or None."""
     def hit(name: str) -> bool:
         return any(name == prefix or name.startswith(prefix + ".") for prefix in unwanted)
 
     came_from: dict[str, str | None] = {module: None}
     queue = [module]
     for current in queue:
-        for name in sorted(direct_imports(current), reverse=True):  # a module before its package
+        for name in sorted(imports(current), reverse=True):  # a module before its package
             if name in came_from:
                 continue
             came_from[name] = current
@@ -266,3 +273,133 @@ def test_the_walk_sees_function_level_imports() -> None:
     assert "apm_git.store.repo" in imported, sorted(imported)
     chain = import_chain("apm_git.operations.hook_run", (GATEWAY,))
     assert chain is not None and chain[0] == "apm_git.operations.hook_run" and chain[-1] == GATEWAY, chain
+
+
+# --------------------------------------------------------------------------- issue 28: stricter rules
+
+MODEL = "apm_git.model"
+PRESENT = "apm_git.present"
+AGENTS = "apm_git.agents"
+STRICTER = {
+    MODEL: ("apm_git.agents", "apm_git.review", "apm_git.search"),  # the core every layer reads
+    PRESENT: (CLI, AGENTS),  # below both: the shapes the command line and the MCP server take
+    AGENTS: (CLI,),  # the MCP server takes its shapes from present/, not from the command line
+}
+# The imports allowed to climb a layer, each with its reason (issue 28: at most two).
+CLIMBS = {
+    ("apm_git.agents.recall_hook", "apm_git.cli.app"): "the light UserPromptSubmit entry hands any other arguments "
+                                                       "to the full command line, which it otherwise never imports",
+    ("apm_git.agents.snapshot_hook", "apm_git.cli.app"): "the light snapshot entry hands what it does not serve to "
+                                                         "the full command line, likewise",
+}
+
+
+def _type_only(tree: ast.Module) -> set[int]:
+    """The ids of the import nodes under `if TYPE_CHECKING:`: they name types and run nothing."""
+    found: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            found.update(id(inner) for inner in ast.walk(node) if isinstance(inner, (ast.Import, ast.ImportFrom)))
+    return found
+
+
+@functools.cache
+def runtime_imports(module: str) -> frozenset[str]:
+    """`direct_imports` without those under `if TYPE_CHECKING:` and without the allowed climbs."""
+    tree = _tree(module)
+    skipped = _type_only(tree)
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Import, ast.ImportFrom)) and id(node) not in skipped:
+            found |= _imported(module, node)
+    climbed = [target for source, target in CLIMBS if source == module]  # the target and its packages
+    return frozenset(name for name in found
+                     if not any(target == name or target.startswith(name + ".") for target in climbed))
+
+
+@pytest.mark.parametrize("layer", sorted(STRICTER))
+def test_the_core_and_the_presentation_stay_below(layer: str) -> None:
+    """What runs (type-only imports aside) never climbs from the core, the presentation or the agents' surfaces
+    into the layers above them, but by the climbs listed with their reason."""
+    broken = []
+    for module in _layer_modules(layer):
+        chain = import_chain(module, STRICTER[layer], runtime_imports)
+        if chain is not None:
+            broken.append(f"{module} imports {chain[-1]} (through {' -> '.join(chain)})")
+    assert not broken, f"{layer} may not import {', '.join(STRICTER[layer])}:\n" + "\n".join(broken)
+
+
+def test_the_climbs_are_few_and_real() -> None:
+    assert len(CLIMBS) <= 2
+    for module, target in CLIMBS:
+        assert target in direct_imports(module), f"{module} no longer imports {target}: drop it from CLIMBS"
+
+
+def _import_time_imports(module: str) -> frozenset[str]:
+    """The apm_git modules importing `module` runs: its top-level imports (not those inside a function,
+    nor under `if TYPE_CHECKING:`), each with the packages whose `__init__` that runs."""
+    found: set[str] = set()
+
+    def visit(body: list[ast.stmt]) -> None:
+        for node in body:
+            if isinstance(node, ast.ClassDef):
+                visit(node.body)
+            elif isinstance(node, ast.If):
+                if "TYPE_CHECKING" not in ast.unparse(node.test):
+                    visit(node.body)
+                    visit(node.orelse)
+            elif isinstance(node, ast.Try):
+                visit(node.body)
+                for handler in node.handlers:
+                    visit(handler.body)
+                visit(node.finalbody)
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                found.update(_imported(module, node))
+
+    visit(_tree(module).body)
+    return frozenset(found)
+
+
+def test_no_module_imports_itself_back() -> None:
+    """No import cycle at import time: a package's `__init__` imports none of its own modules that
+    import it back, and no two modules import each other (Tarjan's strongly connected components)."""
+    graph = {module: _import_time_imports(module) for module in _modules()}
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    cycles: list[list[str]] = []
+
+    def connect(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for other in sorted(graph[node]):
+            if other not in index:
+                connect(other)
+                low[node] = min(low[node], low[other])
+            elif other in stack:
+                low[node] = min(low[node], index[other])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                other = stack.pop()
+                component.append(other)
+                if other == node:
+                    break
+            if len(component) > 1:
+                cycles.append(sorted(component))
+
+    for module in sorted(graph):
+        if module not in index:
+            connect(module)
+    assert cycles == [], "modules that import each other at import time:\n" + "\n".join(map(str, cycles))
+
+
+def test_each_class_name_is_defined_once() -> None:
+    """A reader who meets `Kept` or `Rem` knows which one it is: no two classes of the package share a name."""
+    where: dict[str, list[str]] = {}
+    for module in _modules():
+        for node in _tree(module).body:
+            if isinstance(node, ast.ClassDef):
+                where.setdefault(node.name, []).append(module)
+    twice = {name: modules for name, modules in where.items() if len(modules) > 1}
+    assert twice == {}, twice

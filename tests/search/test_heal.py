@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 from apm_git.search.cache import VERSION
-from apm_git.search.index import Index, Scope
+from apm_git.search.index import Index, SearchScope
 from apm_git.search.scan import query_terms
 from apm_git.store.repo import MemoryRepo
 from tests.conftest import BIN
@@ -169,7 +169,7 @@ def assert_sound(mem: MemoryRepo) -> None:
         assert db.execute("SELECT value FROM meta WHERE key = 'version'").fetchone() == (VERSION,)
         assert db.execute("SELECT count(*) FROM sections WHERE heading IS NULL OR text IS NULL").fetchone() == (0,)
         assert db.execute("SELECT count(*) FROM files WHERE path IS NULL").fetchone() == (0,)
-    index = Index(mem, Scope())
+    index = Index(mem, SearchScope())
     index.close()
     assert (index.refresh.rebuilt, index.refresh.indexed, index.refresh.note) == (None, 0, None)
     assert sorted(path.name for path in folder(mem).iterdir()) == ["memory.lock", "memory.sqlite3"]
@@ -235,7 +235,7 @@ def test_concurrent_searches_build_the_index_once(topic: MemoryRepo) -> None:
 
     def one() -> None:
         start.wait()
-        index = Index(topic, Scope())
+        index = Index(topic, SearchScope())
         index.search(query_terms(QUERY), limit=5)
         index.close()
         opened.append(index)
@@ -271,7 +271,7 @@ def test_damage_met_by_a_query_heals_the_file(topic: MemoryRepo) -> None:
     """NULLs show only in the rows a query returns: the search rebuilds the index on disk and asks again."""
     search(topic.root, QUERY).communicate(timeout=300)
     sql(topic, "UPDATE sections SET text = NULL")
-    index = Index(topic, Scope())
+    index = Index(topic, SearchScope())
     hits, total = index.search(query_terms(QUERY), limit=3)
     index.close()
     assert len(hits) == 3 and total > 200 and all(hit.text for hit in hits)

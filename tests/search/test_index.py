@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from apm_git.search.index import ENV_FTS5, Index, Scope
+from apm_git.search.index import ENV_FTS5, Index, SearchScope
 from apm_git.store.repo import MemoryRepo
 from tests.conftest import Invoke, git
 from tests.loading.conftest import build, cli_json, record, write
@@ -89,14 +89,14 @@ def test_a_stale_index_follows_the_files(mem: MemoryRepo, run_cli: Invoke) -> No
 
 
 def test_only_changed_blobs_are_read_again(mem: MemoryRepo) -> None:
-    Index(mem, Scope()).close()
+    Index(mem, SearchScope()).close()
     path = mem.memory / "ops.md"
     os.utime(path, ns=(1, 1))  # the mtime moves, the bytes do not: the blob id says unchanged
-    touched = Index(mem, Scope())
+    touched = Index(mem, SearchScope())
     assert touched.refresh.indexed == 0 and touched.refresh.rebuilt is None
     touched.close()
     path.write_text(path.read_text() + "More.\n")
-    changed = Index(mem, Scope())
+    changed = Index(mem, SearchScope())
     assert changed.refresh.indexed == 1 and changed.refresh.files > 10
     changed.close()
 
@@ -117,7 +117,7 @@ def test_an_index_of_another_format_is_rebuilt(mem: MemoryRepo, run_cli: Invoke)
     database = mem.git_dir / "apm-git" / "search" / "memory.sqlite3"
     with sqlite3.connect(database) as db:
         db.execute("UPDATE meta SET value = '0' WHERE key = 'version'")
-    index = Index(mem, Scope())
+    index = Index(mem, SearchScope())
     assert index.refresh.rebuilt == "the index had another format" and index.refresh.indexed > 10
     index.close()
 

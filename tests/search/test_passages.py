@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from apm_git.search import boiler, dates, passages, sections, terms
+from apm_git.model import text_dates as dates
+from apm_git.model import text_sections as sections
+from apm_git.search import boiler, passages, terms
 from apm_git.store import templates
 
 SESSION = """# Conversations, May 2023

@@ -13,8 +13,8 @@ from __future__ import annotations
 import dataclasses
 import re
 
+from apm_git.model import text_dates as dates
 from apm_git.model.entry_id import entry_id
-from apm_git.search import dates
 
 MAX_LINES = 60
 HEADING = re.compile(r" {0,3}(#{1,6})[ \t]+(.*)")  # the title loses its closing `#`s and a `\r` after (linear)

@@ -1,13 +1,13 @@
 """The `--json` output of deep-sleep, rem, dream, import, history, forget and resolve: version 1 (docs/json.md).
 
-Built key by key (see apm_git/cli/shapes.py).  A stage's `plan` is the plan the planners already write
+Built key by key (see apm_git/present/shapes.py).  A stage's `plan` is the plan the planners already write
 key by key, the same JSON that `deep-sleep --plan` and `import --plan` print and `--apply` reads.
 """
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from apm_git.cli.shapes import VERSION
+from apm_git.present.shapes import VERSION
 
 if TYPE_CHECKING:
     from apm_git.commands.dream import DreamResult

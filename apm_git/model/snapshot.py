@@ -8,10 +8,10 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import NamedTuple
 
-from apm_git.checks.entries import EntryIndex, entry_lines, summarize
 from apm_git.model import names
 from apm_git.model.config import Config
 from apm_git.model.dated import JOURNAL_NAME
+from apm_git.model.entries import EntryIndex, entry_lines, summarize
 from apm_git.model.pathglob import glob_match
 from apm_git.model.records import RecordFile, parse
 from apm_git.model.slotted import Slotted
@@ -42,7 +42,7 @@ class Finding(NamedTuple):
         return f"{one_line(self.path)}:{self.line}: {self.hook}: {one_line(self.message)}"
 
 
-class Change(NamedTuple):
+class SnapshotChange(NamedTuple):
     status: str  # "A" added, "M" modified, "D" deleted; a rename is a deletion and an addition
     path: str  # repo-relative
 
@@ -77,7 +77,7 @@ class Snapshot(Slotted):
     def __init__(
         self,
         config: Config,
-        changes: list[Change],
+        changes: list[SnapshotChange],
         base: dict[str, str],  # base text of the changed paths that need it (append-only files, cache misses)
         new: dict[str, str],  # new-side text of each changed path and each target
         targets: list[str],  # the files the per-file checks look at
@@ -161,7 +161,7 @@ class Snapshot(Slotted):
         if path not in self.targets:
             self.targets.append(path)
         if all(change.path != path for change in self.changes):
-            self.changes.append(Change("M", path))
+            self.changes.append(SnapshotChange("M", path))
 
     def commit_as(self, path: str, text: str) -> None:
         """The new side of a changed `path` becomes `text` (what flush commits for it instead of the work tree's)."""
@@ -171,7 +171,7 @@ class Snapshot(Slotted):
         self.files = self.files | {path}
         if path not in self.targets:
             self.targets.append(path)
-        self.changes = [Change("A" if change.status == "A" else "M", path) if change.path == path else change
+        self.changes = [SnapshotChange("A" if change.status == "A" else "M", path) if change.path == path else change
                         for change in self.changes]
 
     def _parse(self, side: str, path: str, texts: dict[str, str]) -> RecordFile:

@@ -1,12 +1,12 @@
 """The `--json` output of recall, hooks, audit, ci and sync: version 1 (docs/json.md, docs/sync.md).
 
-Built key by key (see apm_git/cli/shapes.py).
+Built key by key (see apm_git/present/shapes.py).
 """
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from apm_git.cli.shapes import VERSION, withheld_json
+from apm_git.present.shapes import VERSION, withheld_json
 
 if TYPE_CHECKING:
     from apm_git.agents.audit import AuditResult
@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from apm_git.commands.ci import CiResult
     from apm_git.commands.recall import RecallResult
     from apm_git.commands.sync import SyncResult
-    from apm_git.operations.sync_land import OverBudget
+    from apm_git.operations.sync_land import JournalOverBudget
 
 
 def recall_json(result: RecallResult) -> dict[str, Any]:
@@ -82,7 +82,7 @@ def ci_json(result: CiResult) -> dict[str, Any]:
             "install_spec": result.install_spec, "include": result.include}
 
 
-def _over_budget(over: OverBudget) -> dict[str, Any]:
+def _over_budget(over: JournalOverBudget) -> dict[str, Any]:
     return {"path": over.path, "lines": over.lines, "budget": over.budget}
 
 

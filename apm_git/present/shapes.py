@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from apm_git.checks.snapshot import Finding
     from apm_git.commands.hit import HitResult
     from apm_git.commands.index import IndexResult
     from apm_git.commands.init import InitResult
@@ -22,6 +21,7 @@ if TYPE_CHECKING:
     from apm_git.commands.search import SearchResult
     from apm_git.commands.setup import SetupResult
     from apm_git.commands.status import StatusResult
+    from apm_git.model.snapshot import Finding
     from apm_git.model.withhold import WithheldSection
     from apm_git.operations.baseline import BaselineResult
     from apm_git.operations.flush import FlushResult

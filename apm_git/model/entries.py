@@ -19,7 +19,7 @@ NAMING_FIELDS = ("Merged", "Supersedes")
 _FULL_MAP_ABOVE = 48  # ids per query above which one pass over every summary beats a search per id
 
 
-class Place(NamedTuple):
+class EntryPlace(NamedTuple):
     path: str
     line: int
     named: bool  # True: a Merged/Supersedes field names the id; False: the entry itself
@@ -60,8 +60,8 @@ class EntryIndex:
     def __init__(self, summaries: Mapping[str, str]) -> None:
         self.summaries = dict(summaries)
 
-    def places(self, ids: Collection[str]) -> dict[str, list[Place]]:
-        found: dict[str, list[Place]] = {entry: [] for entry in ids}
+    def places(self, ids: Collection[str]) -> dict[str, list[EntryPlace]]:
+        found: dict[str, list[EntryPlace]] = {entry: [] for entry in ids}
         if len(found) > _FULL_MAP_ABOVE:
             for place, entry in self._all():
                 if entry in found:
@@ -71,26 +71,26 @@ class EntryIndex:
                 found[entry] = sorted(self._search(entry))
         return found
 
-    def duplicates(self, paths: Collection[str]) -> dict[str, list[Place]]:
+    def duplicates(self, paths: Collection[str]) -> dict[str, list[EntryPlace]]:
         """Ids that are an entry more than once among `paths`, with every place they are."""
-        seen: dict[str, list[Place]] = {}
+        seen: dict[str, list[EntryPlace]] = {}
         for place, entry in self._all():
             if not place.named and place.path in paths:
                 seen.setdefault(entry, []).append(place)
         return {entry: sorted(places) for entry, places in seen.items() if len(places) > 1}
 
-    def _all(self) -> Iterator[tuple[Place, str]]:
+    def _all(self) -> Iterator[tuple[EntryPlace, str]]:
         for path, summary in self.summaries.items():
             for row in summary.splitlines():
                 kind, line, entry = row.split("\t")
-                yield Place(path, int(line), kind == NAMED), entry
+                yield EntryPlace(path, int(line), kind == NAMED), entry
 
-    def _search(self, entry: str) -> Iterator[Place]:
+    def _search(self, entry: str) -> Iterator[EntryPlace]:
         needle = f"\t{entry}\n"
         for path, summary in self.summaries.items():
             at = summary.find(needle)
             while at != -1:
                 start = summary.rfind("\n", 0, at) + 1
                 kind, line = summary[start:at].split("\t")
-                yield Place(path, int(line), kind == NAMED)
+                yield EntryPlace(path, int(line), kind == NAMED)
                 at = summary.find(needle, at + 1)

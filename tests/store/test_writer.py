@@ -1,0 +1,39 @@
+"""store/writer.py: writing as one step, and what it did on the side said by whoever opened the repository."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from apm_git.store import landing, lock
+from apm_git.store.repo import MemoryRepo, open_repo
+from tests.conftest import git, run_apm
+
+
+def test_lock_and_landing_know_nothing_of_each_other_or_of_the_writer() -> None:
+    """The writer composes the lock and the landing; neither imports the other or the writer (no cycle)."""
+    for module, others in ((lock, ("landing", "writer")), (landing, ("store.lock", "store.writer", "write_lock"))):
+        code = Path(module.__file__ or "").read_text(encoding="utf-8").split('"""', 2)[2]  # past the docstring
+        assert not [other for other in others if other in code], module.__name__
+
+
+def test_a_commit_made_as_apm_git_is_said_once_by_the_command_that_made_it(repo: MemoryRepo, tmp_path: Path) -> None:
+    git(repo.root, "config", "user.useConfigOnly", "true")  # no identity may be guessed: git refuses to commit
+    home = tmp_path / "no-identity-home"
+    home.mkdir()
+    journal = repo.memory / "lessons.md"
+    journal.write_text(journal.read_text(encoding="utf-8") + "\nA note.\n", encoding="utf-8")
+    ran = run_apm("flush", cwd=repo.root, env={"HOME": str(home)})
+    assert ran.exit_code == 0, ran.stderr
+    assert ran.stderr.count("git has no user identity here") == 1
+    assert "apm-git@localhost" in git(repo.root, "log", "-1", "--format=%ae")
+    again = run_apm("status", cwd=repo.root, env={"HOME": str(home)})
+    assert "no user identity" not in again.stderr  # said by the run that committed, not kept for later runs
+
+
+def test_notes_belong_to_the_repository_that_was_opened(repo: MemoryRepo) -> None:
+    """Two openings of the same memory (two MCP calls) do not hand each other their notes."""
+    first, second = open_repo(repo.root), open_repo(repo.root)
+    first.note("one")
+    first.note("one")
+    assert second.take_notes() == []
+    assert first.take_notes() == ["one"]
+    assert first.take_notes() == []
