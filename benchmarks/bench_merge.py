@@ -24,7 +24,8 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from apm_git import git  # noqa: E402
-from apm_git.merge import lost_entries, merge_memory  # noqa: E402
+from apm_git.merge.conserve import lost_entries  # noqa: E402
+from apm_git.merge.tree import merge_memory  # noqa: E402
 from apm_git.model.records import parse, set_field  # noqa: E402
 
 

@@ -60,7 +60,7 @@ def state(ctx: click.Context) -> CliState:
 
 
 def print_json(data: dict[str, Any]) -> None:
-    """One JSON object on stdout: a shape of apm_git/cli/shapes*.py, declared in apm_git/schemas/."""
+    """One JSON object on stdout: a shape of apm_git/present/shapes*.py, declared in apm_git/schemas/."""
     click.echo(json.dumps(data, indent=2, ensure_ascii=False))
 
 

@@ -8,10 +8,10 @@ from typing import Any
 
 import click
 
-from apm_git.cli import shapes_tracked, tracked_format
 from apm_git.cli.base import HOOK_FLAG, UTF8, choice, emit, state, warn
 from apm_git.errors import EXIT_FINDINGS, EXIT_OK, NotAMemoryRepo, UsageError
 from apm_git.model.vocabulary import SNAPSHOT_TRIGGERS, TRACKED_AGENTS
+from apm_git.present import shapes_tracked, tracked_format
 
 TRACKED_HELP = "A tracked folder: an agent (its folder for this project), an id of `track --list`, or a path."
 
