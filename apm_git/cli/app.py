@@ -44,7 +44,7 @@ def _accept_json_everywhere(group: click.Group) -> None:
     """`apm-git lint --json` means `apm-git --json lint`: users put the flag after the command as often as before.
 
     Added here, once the commands are registered, so no command can forget it; `--json` stays a global
-    option in --help and in the README.
+    option in --help and in docs/commands.md.
     """
     for command in group.commands.values():
         if isinstance(command, click.Group):

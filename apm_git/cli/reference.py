@@ -2,7 +2,7 @@
 
     python -m apm_git.cli.reference > docs/cli.md
 
-Every command and subcommand registered in apm_git/cli/__init__.py, in that order, with its help
+Every command and subcommand registered in apm_git/cli/app.py, in that order, with its help
 as `apm-git COMMAND --help` prints it at 100 columns.  tests/project/test_cli_reference.py fails when
 the checked-in page differs from what this prints, so the reference never drifts from the code.
 """

@@ -141,7 +141,7 @@ def routing_problems(index_text: str, existing_files: Collection[str]) -> list[P
     """
     table = parse_routing(index_text)
     if not table.found:
-        return [Problem(1, f"no '{HEADING}' table; add one (see README: Routing tables)")]
+        return [Problem(1, f"no '{HEADING}' table; add one (see apm-git's docs/loading.md: Routing tables)")]
     problems = list(table.problems)
     for route in table.active:
         if route.file not in existing_files:

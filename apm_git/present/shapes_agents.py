@@ -87,7 +87,7 @@ def _over_budget(over: JournalOverBudget) -> dict[str, Any]:
 
 
 def sync_json(result: SyncResult) -> dict[str, Any]:
-    """The shape README's sync section and docs/sync.md describe."""
+    """The shape docs/sharing.md and docs/sync.md describe."""
     return {
         "version": VERSION,
         "remote": result.remote,

@@ -36,7 +36,7 @@ def test_json_stdout_is_only_json(repo: MemoryRepo, run_cli: Invoke) -> None:
 
 
 def test_every_command_defined_is_registered_in_one_list() -> None:
-    """apm_git/cli/__init__.py registers every command in COMMANDS; a command defined but not listed
+    """apm_git/cli/app.py registers every command in COMMANDS; a command defined but not listed
     (or a module registering itself on import) fails here."""
     import importlib
     import pkgutil

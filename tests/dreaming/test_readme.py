@@ -1,4 +1,4 @@
-"""The README's Dreaming section says what the code does: trailers and "similar title"."""
+"""docs/dreaming.md says what the code does: trailers and "similar title"."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -6,8 +6,7 @@ from pathlib import Path
 from apm_git.dreaming.items import LABELS
 from apm_git.model.titles import MIN_OVERLAP, MIN_WORDS, STOP_WORDS
 
-README = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-SECTION = README[README.index("## Dreaming"):README.index("## Configuration")]
+SECTION = (Path(__file__).resolve().parents[2] / "docs" / "dreaming.md").read_text(encoding="utf-8")
 
 
 def test_every_trailer_is_documented() -> None:

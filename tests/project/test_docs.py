@@ -12,7 +12,7 @@ DESIGN_SECTION = re.compile(r"docs/design\.md (\d+(?:\.\d+)?)((?:, \d+(?:\.\d+)?
 BARE_DESIGN = re.compile(r"\bDESIGN(?:'s| \d)")
 MARKDOWN_LINK = re.compile(r"\]\(([^)#\s]+\.md)(?:#[^)]*)?\)")
 CITED_TEST = re.compile(r"\btests/[A-Za-z0-9_/]+\.(?:py|tsv|md)")
-# tests/ mirrors apm_git/ (README, "Tests"); these folders are the documented exceptions
+# tests/ mirrors apm_git/ (docs/development.md, "Tests"); these folders are the documented exceptions
 NOT_A_PACKAGE_FOLDER = {"e2e", "project", "loading"}
 
 
@@ -90,7 +90,7 @@ def test_tests_mirror_the_package() -> None:
     modules = {p.stem for p in (ROOT / "apm_git").glob("*.py") if not p.stem.startswith("_")}
     flat = sorted(p.name for p in (ROOT / "tests").glob("test_*.py"))
     astray = [name for name in flat if not any(name.startswith(f"test_{module}") for module in modules)]
-    assert astray == [], "a test lives in the folder of the module it tests (README, 'Tests')"
+    assert astray == [], "a test lives in the folder of the module it tests (docs/development.md, 'Tests')"
     packages = {p.name for p in (ROOT / "apm_git").iterdir() if (p / "__init__.py").is_file()}
     folders = {p.name for p in (ROOT / "tests").iterdir() if p.is_dir() and not p.name.startswith((".", "__"))}
     assert folders - packages - NOT_A_PACKAGE_FOLDER == set()

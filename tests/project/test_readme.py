@@ -1,4 +1,5 @@
-"""The README documents the command line as it is: every command and every option."""
+"""The command reference (docs/commands.md) documents the command line as it is: every command and every
+option; the README stays short enough to finish."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -7,8 +8,10 @@ import click
 
 from apm_git.cli.app import cli
 
-README = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-TABLE = README.split("## Commands", 1)[1].split("\n## ", 1)[0]
+ROOT = Path(__file__).resolve().parents[2]
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+REFERENCE = (ROOT / "docs" / "commands.md").read_text(encoding="utf-8")
+TABLE = REFERENCE.split("# Commands", 1)[1].split("\n## ", 1)[0]
 
 
 def commands(group: click.Group, prefix: str = "") -> list[tuple[str, click.Command]]:
@@ -36,10 +39,17 @@ def test_every_option_of_every_command_is_documented() -> None:
             if isinstance(param, click.Option) and "--help" not in param.opts and param.opts != ["--json"]:
                 assert any(opt in row for opt in param.opts), (name, param.opts)
     # --json after a command is the global option (documented with the global options), on every command
-    assert "`--json` (machine-readable stdout only; also accepted after the command" in README
+    assert "`--json` (machine-readable stdout only; also accepted after the command" in REFERENCE
 
 
 def test_global_options_are_documented() -> None:
     for param in cli.params:
         if isinstance(param, click.Option) and "--help" not in param.opts:
-            assert any(f"`{opt}" in README for opt in param.opts), param.opts
+            assert any(f"`{opt}" in REFERENCE for opt in param.opts), param.opts
+
+
+def test_the_readme_is_short_and_leads_to_every_reference_page() -> None:
+    assert len(README.splitlines()) <= 300  # what it is, install, two commands, the tour, the layouts, links
+    links = README.split("## Documentation", 1)[1].split("](docs/")[1:]
+    pages = {path.name for path in (ROOT / "docs").glob("*.md")}
+    assert pages <= {link.split(")", 1)[0].split("#", 1)[0] for link in links}
