@@ -101,7 +101,9 @@ class IndexPlace:
         folder = repo.git_dir / STATE_DIR / "search"
         if not folder.is_dir():
             if folder.is_symlink() or folder.exists():
-                folder.unlink(missing_ok=True)
+                # another search started at once may have removed it and made the folder already
+                with contextlib.suppress(FileNotFoundError, IsADirectoryError):
+                    folder.unlink()
             folder.mkdir(parents=True, exist_ok=True)
         return cls(folder, name)
 
