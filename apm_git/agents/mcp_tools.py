@@ -60,7 +60,7 @@ def _load(repo: MemoryRepo, *, intent: str | None, budget: int | None, group: st
 def _search(repo: MemoryRepo, *, query: str, limit: int, archive: bool, archive_only: bool) -> str:
     from apm_git.commands.search import search
     from apm_git.errors import UsageError
-    from apm_git.present.shapes import search_json
+    from apm_git.present.shapes_loading import search_json
 
     if archive and archive_only:
         raise UsageError("archive and archive_only exclude each other: give one")
@@ -92,7 +92,7 @@ def _remember(repo: MemoryRepo, *, scope: str, decision: str | None, task: str |
               title: str | None, value: DecisionValue, allow_secret: bool) -> str:
     from apm_git.commands import remember as rm
     from apm_git.errors import UsageError
-    from apm_git.present.shapes import remember_json
+    from apm_git.present.shapes_loading import remember_json
     from apm_git.store.scope import require_known_group
 
     chosen = require_known_group(repo, rm.memory_scope(scope), create=False)
@@ -107,7 +107,7 @@ def _remember(repo: MemoryRepo, *, scope: str, decision: str | None, task: str |
 
 def _hit(repo: MemoryRepo, *, entry_ids: list[str]) -> str:
     from apm_git.commands.hit import hit
-    from apm_git.present.shapes import hit_json
+    from apm_git.present.shapes_loading import hit_json
 
     return _as_json(hit_json(hit(repo, entry_ids)))
 

@@ -7,7 +7,7 @@ import click
 
 from apm_git.cli.base import UTF8, emit, state, text_of
 from apm_git.errors import EXIT_OK, UsageError
-from apm_git.present.shapes import VERSION
+from apm_git.present.declare import VERSION
 
 
 def curated_json(result: Any) -> dict[str, Any]:

@@ -9,7 +9,7 @@ import click
 from apm_git.cli.base import UTF8, choice, emit, open_memory, print_json, state, text_of, warn
 from apm_git.errors import EXIT_FINDINGS, EXIT_OK, UsageError
 from apm_git.model.fitness import VALUES
-from apm_git.present import shapes
+from apm_git.present import shapes_loading as shapes
 
 FORMATS = ("markdown", "json", "claude-hook")
 FRESH_SOURCES = ("clear", "compact")  # SessionStart sources after which the agent's context is empty

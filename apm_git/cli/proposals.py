@@ -7,7 +7,7 @@ import click
 
 from apm_git.cli.base import emit, state, text_of
 from apm_git.errors import EXIT_OK
-from apm_git.present.shapes import VERSION
+from apm_git.present.declare import VERSION
 
 
 def propose_option(command: Any) -> Any:

@@ -1,20 +1,37 @@
 """`python -m apm_git.operations.generate_checks [--check] [--root DIR]`: write what the checks declare.
 
-The files and their text come from `apm_git/checks/generate.py` (docs/checks.md); this reads and
-writes them.  `--check` writes nothing and exits 1 naming each file that is out of date
-(tests/checks/test_generate.py runs it, so CI fails on a generated file out of step).  A tool for
+The files and their text come from `apm_git/checks/generate.py` (docs/checks.md) and, for the JSON
+Schemas holding the check ids, from `apm_git/present/generate_schemas.py`; this reads and writes them.
+`--check` writes nothing and exits 1 naming each file that is out of date (tests/checks/test_generate.py
+runs it, so CI fails on a generated file out of step).  A tool for
 working on apm-git, in its source tree: the hook and the commands never import it.
 """
 from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from apm_git.checks.generate import outputs
+from apm_git.checks import generate
+from apm_git.present.generate_schemas import check_id_schemas
 
 COMMAND = "python -m apm_git.operations.generate_checks"
+
+
+def outputs() -> dict[str, Callable[[str], str]]:
+    """The files the checks' declarations reach: those of apm_git/checks/generate.py, and the JSON Schemas
+    holding the check ids, written as apm_git/present/generate_schemas.py writes them, with the ids just derived
+    (the `CheckId` this process imported is the one on disk before this run)."""
+    ids = [check.id for _, check in generate.declared()]
+    made = generate.outputs()
+    schemas = {name: _text(text) for name, text in check_id_schemas(ids).items()}
+    return {name: make for name, make in made.items() if name != "docs/checks.md"} | schemas | {
+        "docs/checks.md": made["docs/checks.md"]}
+
+
+def _text(text: str) -> Callable[[str], str]:
+    return lambda _: text
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,5 +1,5 @@
 """The `--json` output of the memory commands (init, setup, merge-driver, merge-counters, journal add, flush, index,
-status, lint, baseline, allow-secret, load, remember, search, hit): version 1, documented in docs/json.md.
+status, lint, baseline, allow-secret, and the shared parts): version 1, documented in docs/json.md.
 
 Each shape is built key by key from the command's result, never with `dataclasses.asdict`, so renaming a
 field inside apm-git cannot change the output; apm_git/schemas/<command>.schema.json declares each one
@@ -9,16 +9,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from apm_git.model import vocabulary as words
+from apm_git.present.declare import VERSION, Anything, Bool, Enum, Int, List, Map, Maybe, Obj, Shape, Str
+from apm_git.present.parts import DATE, FINDING, SCOPE, SHA, TRAILERS, WITHHELD_SECTIONS
+
 if TYPE_CHECKING:
-    from apm_git.commands.hit import HitResult
     from apm_git.commands.index import IndexResult
     from apm_git.commands.init import InitResult
     from apm_git.commands.lint import LintResult
-    from apm_git.commands.load import LoadResult
     from apm_git.commands.merge_counters import CountersResult
     from apm_git.commands.merge_driver import DriverResult
-    from apm_git.commands.remember import RememberResult
-    from apm_git.commands.search import SearchResult
     from apm_git.commands.setup import SetupResult
     from apm_git.commands.status import StatusResult
     from apm_git.model.snapshot import Finding
@@ -27,7 +27,192 @@ if TYPE_CHECKING:
     from apm_git.operations.flush import FlushResult
     from apm_git.operations.journal import JournalEntry
 
-VERSION = 1  # raised when a key is removed or renamed; a new key may come within a version
+
+
+INIT = Shape(
+    "init",
+    "apm-git init --json",
+    "What init created, updated and committed; what it adopted as found.",
+    Obj(
+        {
+            "root": Str(doc="the memory repository, absolute"),
+            "created": List(Str()),
+            "updated": List(Str()),
+            "commit": Maybe(Str(SHA)),
+            "git_initialized": Bool(),
+            "hooks_installed": Bool(),
+            "warning": Maybe(Str()),
+            "adoption": Obj(
+                {
+                    "commit": Maybe(Str(SHA)),
+                    "files": List(Str()),
+                    "withheld": List(Str()),
+                    "kept": TRAILERS.about("[was, now]: a file of yours moved aside"),
+                    "known": Int(0),
+                },
+            ),
+        },
+    ),
+)
+
+SETUP = Shape(
+    "setup",
+    "apm-git setup --json",
+    "What setup registered in .git/config (empty: set up already).",
+    Obj({"root": Str(), "registered": List(Str()), "warning": Maybe(Str())}),
+)
+
+MERGE_DRIVER = Shape(
+    "merge-driver",
+    "apm-git merge-driver --json",
+    "The entry-level merge of one file, as git's merge driver.",
+    Obj(
+        {
+            "path": Str(),
+            "wrote": Bool(),
+            "memory_wide": Bool(),
+            "conflicts": List(Obj({"path": Str(), "what": Str(), "entry": Maybe(Str())})),
+            "unmerged": List(Str()),
+            "over_budget": Maybe(
+                Obj({"lines": Int(), "budget": Int()}),
+                doc="Set when the merge put the file over its line budget: the next REM (or sync) archives.",
+            ),
+        },
+    ),
+)
+
+MERGE_COUNTERS = Shape(
+    "merge-counters",
+    "apm-git merge-counters --json",
+    "After a git merge: the hit counts both sides changed alike, added up in a commit of their own.",
+    Obj(
+        {
+            "merge": Maybe(
+                Str(),
+                doc="The merge commit looked at (HEAD); null when HEAD is not a merge of two commits.",
+            ),
+            "counted": List(Str(), doc="Files whose counts were added up."),
+            "commit": Maybe(Str(), doc="The commit that holds them; null when nothing was counted."),
+            "left": List(Str(), doc="Files to count that hold an uncommitted edit of the user's: left as they were."),
+            "skipped": Maybe(Str(), doc="Why nothing was counted, when nothing could be."),
+        },
+    ),
+)
+
+JOURNAL_ADD = Shape(
+    "journal-add",
+    "apm-git journal add --json",
+    "The record appended to today's journal.",
+    Obj({"entry_id": Str(), "file": Str(), "line": Int(0)}),
+)
+
+FLUSH = Shape(
+    "flush",
+    "apm-git flush --json",
+    "One flush: the commit, its files, and what was kept out and why.",
+    Obj(
+        {
+            "trigger": Enum(words.FlushTrigger),
+            "scope": Str(SCOPE),
+            "session": Maybe(Str()),
+            "commit": Maybe(Str(SHA)),
+            "files": List(Str()),
+            "created": List(Str()),
+            "findings": List(Str(), doc="one `path:line: hook: message` each"),
+            "withheld": List(Str()),
+            "withheld_sections": WITHHELD_SECTIONS,
+            "kept_index": List(Str()),
+            "too_large": List(Str()),
+            "lost": Map(Str(), doc="entry id -> the file HEAD keeps it in"),
+            "unreadable": List(Str()),
+            "kept_files": List(Str()),
+            "notes": List(Str()),
+            "skipped": Maybe(Str(), doc="why nothing was committed (null: a commit was made)"),
+        },
+    ),
+)
+
+INDEX = Shape("index", "apm-git index --json", "The rebuilt INDEX.md.", Obj({"path": Str(), "changed": Bool()}))
+
+STATUS = Shape(
+    "status",
+    "apm-git status --json",
+    "Budgets, findings, last flushes, pending items, what is due, the last audit.",
+    Obj(
+        {
+            "files": List(Obj({"file": Str(), "lines": Int(0), "budget": Maybe(Int(0))})),
+            "last_flush": Map(Maybe(Str()), doc="scope (main, group:NAME) -> ISO time or null"),
+            "pending_items": List(Anything(), doc="as flush-state.json holds them"),
+            "pending_records": List(
+                Obj({"entry": Str(), "file": Str(doc="repo-relative"), "line": Int(1), "title": Str()}),
+                doc=(
+                    "the pending items of the live journals (`journal add --kind pending`, `- **Pending:**` note "
+                    "lines)"
+                ),
+            ),
+            "due": List(
+                Obj(
+                    {"stage": Enum(words.DueStage), "last_run": Maybe(Str()), "next_due": Str(DATE), "due_now": Bool()},
+                ),
+            ),
+            "uncommitted": List(Str()),
+            "findings": Obj(
+                {
+                    "new": List(FINDING),
+                    "new_totals": Map(Int(0), keys=words.CheckId),
+                    "known_totals": Map(Int(0), keys=words.CheckId),
+                    "withheld": List(FINDING),
+                    "problem": Maybe(Str()),
+                },
+            ),
+            "not_set_up": List(Str()),
+            "in_conflict": List(Obj({"entry": Str(), "file": Str(), "line": Int(0), "conflicts": Str()})),
+            "last_audit": Maybe(
+                Obj(
+                    {
+                        "audited_at": Maybe(Str()),
+                        "last_compaction": Maybe(
+                            Obj(
+                                {
+                                    "session": Maybe(Str()),
+                                    "transcript": Maybe(Str()),
+                                    "line": Maybe(Int(0)),
+                                    "time": Maybe(Str()),
+                                    "trigger": Maybe(Str()),
+                                    "flushed_by": Maybe(Str()),
+                                },
+                            ),
+                        ),
+                    },
+                ),
+            ),
+        },
+    ),
+)
+
+LINT = Shape(
+    "lint",
+    "apm-git lint --json",
+    "Every finding of the checks (and those the baseline knows).",
+    Obj(
+        {
+            "base": Str(),
+            "new": Str(),
+            "checked": List(Str()),
+            "findings": List(FINDING),
+            "known": List(FINDING),
+            "merges": List(Str()),
+        },
+    ),
+)
+
+BASELINE = Shape(
+    "baseline",
+    "apm-git baseline --json, apm-git allow-secret --json",
+    "The findings baseline file, what this run recorded, and how many findings it knows.",
+    Obj({"path": Str(), "added": List(Str(), doc="`path:line: hook: message` each"), "total": Int(0)}),
+)
+
 
 
 def finding(item: Finding) -> dict[str, Any]:
@@ -56,8 +241,7 @@ def init_json(result: InitResult) -> dict[str, Any]:
 
 
 def setup_json(result: SetupResult) -> dict[str, Any]:
-    return {"version": VERSION, "root": str(result.root), "registered": list(result.registered),
-            "warning": result.warning}
+    return SETUP.build(result, root=str(result.root))
 
 
 def merge_driver_json(result: DriverResult) -> dict[str, Any]:
@@ -74,38 +258,19 @@ def merge_driver_json(result: DriverResult) -> dict[str, Any]:
 
 
 def merge_counters_json(result: CountersResult) -> dict[str, Any]:
-    return {"version": VERSION, "merge": result.merge, "counted": list(result.counted), "commit": result.commit,
-            "left": list(result.left), "skipped": result.skipped}
+    return MERGE_COUNTERS.build(result)
 
 
 def journal_add_json(entry: JournalEntry) -> dict[str, Any]:
-    return {"version": VERSION, "entry_id": entry.entry_id, "file": entry.file, "line": entry.line}
+    return JOURNAL_ADD.build(entry)
 
 
 def flush_json(result: FlushResult) -> dict[str, Any]:
-    return {
-        "version": VERSION,
-        "trigger": result.trigger,
-        "scope": result.scope,
-        "session": result.session,
-        "commit": result.commit,
-        "files": list(result.files),
-        "created": list(result.created),
-        "findings": list(result.findings),
-        "withheld": list(result.withheld),
-        "withheld_sections": withheld_json(result.withheld_sections),
-        "kept_index": list(result.kept_index),
-        "too_large": list(result.too_large),
-        "lost": dict(result.lost),
-        "unreadable": list(result.unreadable),
-        "kept_files": list(result.kept_files),
-        "notes": list(result.notes),
-        "skipped": result.skipped,
-    }
+    return FLUSH.build(result)
 
 
 def index_json(result: IndexResult) -> dict[str, Any]:
-    return {"version": VERSION, "path": result.path, "changed": result.changed}
+    return INDEX.build(result)
 
 
 def status_json(result: StatusResult, audited: dict[str, object] | None) -> dict[str, Any]:
@@ -155,101 +320,14 @@ def _last_audit(audited: dict[str, object] | None) -> dict[str, Any] | None:
 
 
 def lint_json(result: LintResult) -> dict[str, Any]:
-    return {
-        "version": VERSION,
-        "base": result.base,
-        "new": result.new,
-        "checked": list(result.checked),
-        "findings": [finding(item) for item in result.findings],
-        "known": [finding(item) for item in result.known],
-        "merges": list(result.merges),
-    }
+    return LINT.build(result)
 
 
 def baseline_json(result: BaselineResult) -> dict[str, Any]:
     """Of `baseline` and of `allow-secret`: the baseline file, what this run added, how many it knows now."""
-    return {"version": VERSION, "path": result.path, "added": list(result.added), "total": result.total}
-
-
-def load_json(result: LoadResult) -> dict[str, Any]:
-    return {
-        "version": VERSION,
-        "mode": result.mode,
-        "scope": result.scope,
-        "intent": result.intent,
-        "budget": result.budget,
-        "encoding": result.encoding,
-        "session": result.session,
-        "group": result.group,
-        "room": result.room,
-        "routes": [{"file": route.file, "priority": route.priority, "hits": list(route.hits), "reason": route.reason}
-                   for route in result.routes],
-        "domain": result.domain,
-        "domain_hits": list(result.domain_hits),
-        "recall": result.recall,
-        "guide": result.guide,
-        "files": [
-            {"path": item.path, "role": item.role, "priority": item.priority, "tokens": item.tokens,
-             "file_tokens": item.file_tokens, "text": item.text, "cut": item.cut, "why": item.why}
-            for item in result.files
-        ],
-        "skipped": [{"path": item.path, "role": item.role, "priority": item.priority, "reason": item.reason}
-                    for item in result.skipped],
-        "warnings": list(result.warnings),
-        "last_flush": result.last_flush,
-        "tokens": result.tokens,
-        "withheld": withheld_json(result.withheld),
-    }
+    return BASELINE.build(result)
 
 
 def withheld_json(sections: list[WithheldSection]) -> list[dict[str, Any]]:
     """Sections kept uncommitted for a suspected secret (heading null: the heading holds it)."""
-    return [{"path": item.path, "line": item.line, "heading": item.heading, "kinds": list(item.kinds)}
-            for item in sections]
-
-
-def remember_json(result: RememberResult) -> dict[str, Any]:
-    return {
-        "version": VERSION,
-        "scope": result.scope,
-        "action": result.action,
-        "file": result.file,
-        "line": result.line,
-        "entry_id": result.entry_id,
-        "detail": result.detail,
-        "created": list(result.created),
-        "rows_added": list(result.rows_added),
-        "rows_deprecated": list(result.rows_deprecated),
-    }
-
-
-def search_json(result: SearchResult) -> dict[str, Any]:
-    return {
-        "version": VERSION,
-        "query": result.query,
-        "where": result.where,
-        "method": result.method,
-        "hits": [
-            {"entry_id": hit.entry_id, "file": hit.file, "line": hit.line, "last": hit.last, "section": hit.section,
-             "heading": hit.heading, "trail": hit.trail, "date": hit.date, "snippet": hit.snippet,
-             "archived": hit.archived, "score": hit.score, "matched": list(hit.matched)}
-            for hit in result.hits
-        ],
-        "total": result.total,
-        "files_searched": result.files_searched,
-        "skipped": list(result.skipped),
-    }
-
-
-def hit_json(result: HitResult) -> dict[str, Any]:
-    return {
-        "version": VERSION,
-        "hits": [
-            {"entry_id": item.entry_id, "file": item.file, "line": item.line, "hit_count": item.hit_count,
-             "last_referenced": item.last_referenced, "previous_hit_count": item.previous_hit_count,
-             "previous_last_referenced": item.previous_last_referenced}
-            for item in result.hits
-        ],
-        "misses": [{"entry_id": miss.entry_id, "reason": miss.reason} for miss in result.misses],
-        "warnings": list(result.warnings),
-    }
+    return WITHHELD_SECTIONS.build(sections)  # type: ignore[no-any-return]

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from apm_git.present.shapes import VERSION
+from apm_git.model import vocabulary as words
+from apm_git.present.declare import VERSION, Bool, Const, Enum, Int, List, Maybe, Num, Obj, Ref, Shape, Str, Variants
+from apm_git.present.parts import DATE, SHA, TRAILER, TRAILERS
 
 if TYPE_CHECKING:
     from apm_git.commands.dream import DreamResult
@@ -15,6 +17,171 @@ if TYPE_CHECKING:
     from apm_git.commands.history import HistoryEvent
     from apm_git.commands.resolve import ResolveResult
     from apm_git.operations.consolidation import StageResult
+
+
+STAGE_RUN = Obj(
+    {
+        "stage": Enum(words.StageName),
+        "subject": Str(),
+        "plan": Variants(Ref("deep-sleep-plan"), Ref("rem-plan"), Ref("import-plan")),
+        "trailers": TRAILERS,
+        "commit": Maybe(Str(SHA)),
+        "flushed": Maybe(Str(SHA)),
+        "dry_run": Bool(),
+        "elapsed": Num(doc="seconds"),
+        "refused": Maybe(Str()),
+        "left_out": List(Str()),
+    },
+)
+
+STAGE = Shape(
+    "stage",
+    "apm-git deep-sleep|rem|import --apply --json",
+    "One consolidation run: its plan, trailers and commit.",
+    STAGE_RUN,
+)
+
+DREAM = Shape(
+    "dream",
+    "apm-git dream --json",
+    "The stages that were due and ran, each as in stage.schema.json.",
+    Obj({"ran": List(Obj({**STAGE_RUN.fields, "stage": Enum(("deep-sleep", "rem", "import"))})),
+         "refused": Maybe(Str())}),
+)
+
+HISTORY = Shape(
+    "history",
+    "apm-git history --json",
+    "Every commit that touched the entry, oldest first.",
+    Obj(
+        {
+            "entry": Str(),
+            "events": List(
+                Obj(
+                    {
+                        "date": Str(doc="ISO 8601 date and time"),
+                        "commit": Str(doc="short"),
+                        "trigger": Str(doc="Apm-Trigger, or - for a commit apm-git did not make"),
+                        "what": Enum(words.HistoryWhat),
+                        "file": Str(),
+                        "source": Maybe(Str()),
+                        "detail": Str(),
+                        "subject": Str(),
+                    },
+                ),
+            ),
+        },
+    ),
+)
+
+FORGET = Shape(
+    "forget",
+    "apm-git forget --json",
+    "The deletion commit and the entries it deleted.",
+    Obj({"commit": Str(SHA), "reason": Str(), "forgotten": List(Obj({"entry_id": Str(), "file": Str()}))}),
+)
+
+RESOLVE = Shape(
+    "resolve",
+    "apm-git resolve --json",
+    "A conflict settled: which version stayed, what became of the other, and the commit.",
+    Obj(
+        {
+            "entry": Str(doc="the ENTRY-ID given"),
+            "other": Str(doc="the entry it was in conflict with"),
+            "keep": Enum(words.Keep),
+            "kept": Str(doc="the id that stays live"),
+            "gone": Maybe(Str(), doc="the id that went (null: it was no longer there, only the link was dropped)"),
+            "how": Maybe(Enum(("superseded", "merged",))),
+            "file": Str(doc="repo-relative: where the kept version is"),
+            "archive": Maybe(Str(), doc="repo-relative: the archive the superseded version went to (null: none)"),
+            "commit": Maybe(Str(SHA)),
+            "flushed": Maybe(Str(SHA)),
+            "trailers": List(TRAILER),
+        },
+    ),
+)
+
+DEEP_SLEEP_PLAN = Shape(
+    "deep-sleep-plan",
+    "apm-git deep-sleep --plan",
+    (
+        "The deep-sleep plan as printed; --apply reads it back by apm_git/dreaming/plan_shape.py (version, stage, "
+        "the lists, reason, copies and score may be left out; date and kept are not read)."
+    ),
+    Obj(
+        {
+            "stage": Const("deep-sleep"),
+            "date": Str(DATE),
+            "promote": List(Obj({"id": Str(), "from": Str(), "to": Str(), "reason": Str(), "copies": List(Str())})),
+            "archive": List(Obj({"id": Str(), "from": Str(), "to": Str(), "reason": Str(), "score": Int(0)})),
+            "journals": List(Obj({"from": Str(), "to": Str()})),
+            "kept": List(Obj({"id": Str(), "from": Str(), "reason": Str()})),
+        },
+    ),
+)
+
+REM_PLAN = Shape(
+    "rem-plan",
+    "the plan of an apm-git rem run",
+    "What a REM run does (the plan inside `rem --json`).",
+    Obj(
+        {
+            "stage": Const("rem"),
+            "date": Str(DATE),
+            "live": Int(0),
+            "proven": List(Obj({"id": Str(), "file": Str()})),
+            "merge": List(Obj({"id": Str(), "file": Str(), "merged": List(Obj({"id": Str(), "from": Str()}))})),
+            "supersede": List(
+                Obj({"old": Str(), "old_file": Str(), "new": Str(), "new_file": Str(), "summary": Str()}),
+            ),
+            "archive": List(Obj({"id": Str(), "from": Str(), "to": Str(), "reason": Str(), "score": Int(0)})),
+            "journals": List(Obj({"from": Str(), "to": Str()})),
+            "over_budget": List(
+                Obj(
+                    {
+                        "file": Str(),
+                        "lines": Int(0),
+                        "budget": Int(0),
+                        "prose": Int(0),
+                        "protected": Int(0),
+                        "fresh": Int(0),
+                    },
+                ),
+            ),
+        },
+    ),
+)
+
+IMPORT_PLAN = Shape(
+    "import-plan",
+    "apm-git import --plan",
+    (
+        "The import plan as printed; --apply reads it back by apm_git/dreaming/plan_shape.py (items may be dropped "
+        "or their kind changed; version, stage, line, form and title may be left out; date and skipped are not "
+        "read)."
+    ),
+    Obj(
+        {
+            "stage": Const("import"),
+            "date": Str(DATE),
+            "import": List(
+                Obj(
+                    {
+                        "id": Str(),
+                        "file": Str(),
+                        "line": Int(0),
+                        "form": Str(),
+                        "kind": Enum(words.EntryKind),
+                        "title": Str(),
+                    },
+                ),
+            ),
+            "skipped": List(Obj({"file": Str(), "line": Int(0), "reason": Str()})),
+        },
+    ),
+)
+
 
 
 def stage(result: StageResult) -> dict[str, Any]:

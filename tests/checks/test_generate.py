@@ -8,10 +8,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from apm_git.checks import generate
 from apm_git.checks.catalog import CHECKS
 from apm_git.commands.status import SEVERITY
 from apm_git.model.vocabulary import CHECK_IDS
+from apm_git.operations import generate_checks
 from apm_git.store.repo import MemoryRepo
 from tests.conftest import git
 
@@ -69,7 +69,7 @@ def digests(root: Path) -> dict[str, str]:
 def test_the_generated_files_are_what_the_checks_declare() -> None:
     ran = run_generate(ROOT, "--check")
     assert (ran.returncode, ran.stdout, ran.stderr) == (0, "", ""), "run `python -m apm_git.operations.generate_checks`"
-    assert set(generate.outputs()) == GENERATED
+    assert set(generate_checks.outputs()) == GENERATED
 
 
 def test_every_list_of_the_checks_is_the_catalog_most_harmful_first() -> None:
@@ -110,8 +110,12 @@ def test_a_new_check_is_its_module_and_the_generator(tmp_path: Path, repo: Memor
     after = digests(copy)
     changed = {name for name in after if before.get(name) != after[name]}
     assert changed == {"apm_git/checks/no_todo.py", *GENERATED}
-    assert ran.stdout == "".join(f"{name}: written\n" for name in generate.outputs())
+    assert ran.stdout == "".join(f"{name}: written\n" for name in generate_checks.outputs())
     assert run_generate(copy, "--check").returncode == 0
+    schemas = subprocess.run((sys.executable, "-m", "apm_git.present.generate_schemas", "--root", str(copy), "--check"),
+                             cwd=copy, capture_output=True, text=True, check=False,
+                             env={**os.environ, "PYTHONPATH": str(copy), "PYTHONDONTWRITEBYTECODE": "1"})
+    assert (schemas.returncode, schemas.stdout) == (0, ""), "the two generators agree on the check ids"
     assert "apm-no-todo" in (copy / ".pre-commit-hooks.yaml").read_text()
     assert '"apm-index-fresh", "apm-no-todo", "apm-record-format"' in (
         copy / "apm_git/model/vocabulary.py").read_text().replace("\n                  ", " ")
