@@ -7,12 +7,7 @@ import click
 
 from apm_git.cli.base import UTF8, emit, state, text_of
 from apm_git.errors import EXIT_OK, UsageError
-from apm_git.present.declare import VERSION
-
-
-def curated_json(result: Any) -> dict[str, Any]:
-    return {"version": VERSION, "verb": result.verb, "entries": list(result.entry_ids), "files": list(result.files),
-            "commit": result.commit}
+from apm_git.present.shapes_proposals import curated_json, shown_json
 
 
 def curated_text(result: Any) -> str:
@@ -32,7 +27,7 @@ def edit_cmd(ctx: click.Context, entry_id: str, source: IO[str] | None) -> int:
     repo = state(ctx).repo()
     if source is None:
         text = curate.record_text(repo, entry_id)
-        emit(ctx, {"version": VERSION, "verb": "show", "entries": [entry_id], "files": [], "commit": None}, text)
+        emit(ctx, shown_json(entry_id), text)
         return EXIT_OK
     result = curate.edit(repo, entry_id, source.read())
     emit(ctx, curated_json(result), curated_text(result))

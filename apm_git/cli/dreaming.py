@@ -8,11 +8,12 @@ import click
 
 from apm_git import jsontext
 from apm_git.cli.base import choice, emit, print_json, state, text_of, warn
-from apm_git.cli.proposals import propose_option, proposed_json, proposed_text, proposing
+from apm_git.cli.proposals import propose_option, proposed_text, proposing
 from apm_git.errors import EXIT_FINDINGS, EXIT_OK, UsageError
 from apm_git.model.trailers import CONSOLIDATION
 from apm_git.model.vocabulary import KEEPS
 from apm_git.present import shapes_dreaming
+from apm_git.present.shapes_proposals import proposed_json
 
 
 def _stage_text(result: Any) -> str:

@@ -187,8 +187,9 @@ def hit_cmd(ctx: click.Context, entry_ids: tuple[str, ...], commit_now: bool) ->
     from apm_git.commands.hit import hit
 
     if commit_now:
-        from apm_git.cli.curate import curated_json, curated_text
+        from apm_git.cli.curate import curated_text
         from apm_git.operations.curate import hit_committed
+        from apm_git.present.shapes_proposals import curated_json
 
         done = hit_committed(state(ctx).repo(), list(entry_ids))
         emit(ctx, curated_json(done), curated_text(done))

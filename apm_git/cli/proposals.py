@@ -7,7 +7,7 @@ import click
 
 from apm_git.cli.base import emit, state, text_of
 from apm_git.errors import EXIT_OK
-from apm_git.present.declare import VERSION
+from apm_git.present import shapes_proposals
 
 
 def propose_option(command: Any) -> Any:
@@ -19,17 +19,6 @@ def propose_option(command: Any) -> Any:
 
 def proposing(repo: Any, flag: bool | None) -> bool:
     return bool(repo.config.dreaming.propose) if flag is None else flag
-
-
-def proposed_one(made: Any) -> dict[str, Any]:
-    result = made.result
-    return {"stage": result.stage, "subject": result.subject, "proposal": made.name, "commit": made.commit,
-            "kept": made.kept, "replaced": list(made.replaced), "flushed": result.flushed,
-            "trailers": [[key, value] for key, value in result.trailers]}
-
-
-def proposed_json(made: list[Any], refused: str | None = None) -> dict[str, Any]:
-    return {"version": VERSION, "proposed": [proposed_one(item) for item in made], "refused": refused}
 
 
 def proposed_text(made: Any) -> str:
@@ -55,16 +44,11 @@ def proposals_cmd(ctx: click.Context) -> int:
     from apm_git.operations.proposals import open_proposals
 
     found = open_proposals(state(ctx).repo())
-    data = {"version": VERSION, "proposals": [
-        {"name": p.name, "branch": p.branch, "commit": p.commit, "base": p.base, "stage": p.stage, "date": p.date,
-         "subject": p.subject, "behind": p.behind,
-         "items": [{"id": item.key, "verb": item.verb, "detail": item.detail} for item in p.items]}
-        for p in found]}
     lines = []
     for p in found:
         lines.append(f"{p.name}  {p.stage}  {p.date[:10]}  {len(p.items)} item(s)  {p.state}")
         lines += [f"  {item.verb:<10} {item.key}" for item in p.items]
-    emit(ctx, data, text_of(lines) or "apm-git: no open proposals")
+    emit(ctx, shapes_proposals.proposals_json(found), text_of(lines) or "apm-git: no open proposals")
     return EXIT_OK
 
 
@@ -79,10 +63,7 @@ def accept_cmd(ctx: click.Context, name: str, only: tuple[str, ...], drop: tuple
 
     done = accept(state(ctx).repo(), name, only=only, drop=drop)
     result = done.result
-    data = {"version": VERSION, "proposal": done.name, "commit": result.commit, "subject": result.subject,
-            "accepted": done.taken, "dropped": done.dropped, "flushed": result.flushed,
-            "trailers": [[key, value] for key, value in result.trailers]}
-    emit(ctx, data, text_of([f"apm-git: {done.summary}: {result.subject}"]))
+    emit(ctx, shapes_proposals.accept_json(done), text_of([f"apm-git: {done.summary}: {result.subject}"]))
     return EXIT_OK
 
 
@@ -94,7 +75,7 @@ def reject_cmd(ctx: click.Context, name: str) -> int:
     from apm_git.operations.proposals import reject
 
     gone = reject(state(ctx).repo(), name)
-    emit(ctx, {"version": VERSION, "rejected": gone.name, "commit": gone.commit},
+    emit(ctx, shapes_proposals.reject_json(gone),
          text_of([f"apm-git: rejected {gone.name} ({gone.commit[:12]}); "
                   "`git reflog` still knows its commit for a while"]))
     return EXIT_OK

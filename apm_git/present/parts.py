@@ -29,19 +29,12 @@ TRACKED = Obj(
     },
     doc="The tracked folder: its id, agent, folder, project, identity, remote, and where its history is.",
 )
+CAP_REPORT = Obj({
+    "file": Str(), "lines": Int(0), "bytes": Int(0), "max_lines": Int(0), "max_bytes": Int(0),
+    "loaded_lines": Int(0), "over": Bool(), "cut": List(Obj({"heading": Str(), "line": Int(1), "partly": Bool()})),
+})
 CAP = Maybe(
-    Obj(
-        {
-            "file": Str(),
-            "lines": Int(0),
-            "bytes": Int(0),
-            "max_lines": Int(0),
-            "max_bytes": Int(0),
-            "loaded_lines": Int(0),
-            "over": Bool(),
-            "cut": List(Obj({"heading": Str(), "line": Int(1), "partly": Bool()})),
-        },
-    ),
+    CAP_REPORT,
     doc="Claude Code's loading cap of MEMORY.md (null for the other agents, or when the file is absent).",
 )
 SNAPSHOT_WITHHELD = List(Obj({"path": Str(), "line": Int(0), "why": Str()}))
@@ -53,4 +46,6 @@ OVER_BUDGET = List(
     doc="each journal a merge put over its budget, as the last merge that did left it",
 )
 TRAILER = Obj({"key": Str(), "value": Str()})
-TRAILERS = List(List(Str(), size=2), doc="[key, value] of each Apm-* trailer")
+# A list of [a, b] string pairs.
+PAIRS = List(List(Str(), size=2))
+TRAILERS = PAIRS.about("[key, value] of each Apm-* trailer")

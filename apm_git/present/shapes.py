@@ -1,17 +1,19 @@
 """The `--json` output of the memory commands (init, setup, merge-driver, merge-counters, journal add, flush, index,
 status, lint, baseline, allow-secret, and the shared parts): version 1, documented in docs/json.md.
 
-Each shape is built key by key from the command's result, never with `dataclasses.asdict`, so renaming a
-field inside apm-git cannot change the output; apm_git/schemas/<command>.schema.json declares each one
-and tests/cli/test_json_schemas.py holds the real output to it.
+Each output is declared once, as a `Shape` (apm_git/present/declare.py): its JSON Schema,
+apm_git/schemas/<name>.schema.json, is generated from the declaration (`python -m
+apm_git.present.generate_schemas`), and the output is built from it, each field read from the result's
+attribute of that name, never with `dataclasses.asdict`: renaming a field inside apm-git fails loudly
+instead of changing the output.  tests/cli/test_json_schemas.py holds the real output to the schemas.
 """
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
 from apm_git.model import vocabulary as words
-from apm_git.present.declare import VERSION, Anything, Bool, Enum, Int, List, Map, Maybe, Obj, Shape, Str
-from apm_git.present.parts import DATE, FINDING, SCOPE, SHA, TRAILERS, WITHHELD_SECTIONS
+from apm_git.present.declare import Anything, Bool, Enum, Int, List, Map, Maybe, Obj, Shape, Str
+from apm_git.present.parts import DATE, FINDING, PAIRS, SCOPE, SHA, WITHHELD_SECTIONS
 
 if TYPE_CHECKING:
     from apm_git.commands.index import IndexResult
@@ -21,7 +23,6 @@ if TYPE_CHECKING:
     from apm_git.commands.merge_driver import DriverResult
     from apm_git.commands.setup import SetupResult
     from apm_git.commands.status import StatusResult
-    from apm_git.model.snapshot import Finding
     from apm_git.model.withhold import WithheldSection
     from apm_git.operations.baseline import BaselineResult
     from apm_git.operations.flush import FlushResult
@@ -47,7 +48,7 @@ INIT = Shape(
                     "commit": Maybe(Str(SHA)),
                     "files": List(Str()),
                     "withheld": List(Str()),
-                    "kept": TRAILERS.about("[was, now]: a file of yours moved aside"),
+                    "kept": PAIRS.about("[was, now]: a file of yours moved aside"),
                     "known": Int(0),
                 },
             ),
@@ -214,30 +215,8 @@ BASELINE = Shape(
 )
 
 
-
-def finding(item: Finding) -> dict[str, Any]:
-    return {"path": item.path, "line": item.line, "hook": item.hook, "message": item.message}
-
-
 def init_json(result: InitResult) -> dict[str, Any]:
-    adoption = result.adoption
-    return {
-        "version": VERSION,
-        "root": str(result.root),
-        "created": list(result.created),
-        "updated": list(result.updated),
-        "commit": result.commit,
-        "git_initialized": result.git_initialized,
-        "hooks_installed": result.hooks_installed,
-        "warning": result.warning,
-        "adoption": {
-            "commit": adoption.commit,
-            "files": list(adoption.files),
-            "withheld": list(adoption.withheld),
-            "kept": [[was, now] for was, now in adoption.kept],
-            "known": adoption.known,
-        },
-    }
+    return INIT.build(result, root=str(result.root))
 
 
 def setup_json(result: SetupResult) -> dict[str, Any]:
@@ -245,16 +224,8 @@ def setup_json(result: SetupResult) -> dict[str, Any]:
 
 
 def merge_driver_json(result: DriverResult) -> dict[str, Any]:
-    return {
-        "version": VERSION,
-        "path": result.path,
-        "wrote": result.wrote,
-        "memory_wide": result.memory_wide,
-        "conflicts": [{"path": item.path, "what": item.what, "entry": item.entry} for item in result.conflicts],
-        "unmerged": list(result.unmerged),
-        "over_budget": None if result.over_budget is None else {
-            "lines": result.over_budget[0], "budget": result.over_budget[1]},
-    }
+    over = result.over_budget
+    return MERGE_DRIVER.build(result, over_budget=None if over is None else {"lines": over[0], "budget": over[1]})
 
 
 def merge_counters_json(result: CountersResult) -> dict[str, Any]:
@@ -275,28 +246,9 @@ def index_json(result: IndexResult) -> dict[str, Any]:
 
 def status_json(result: StatusResult, audited: dict[str, object] | None) -> dict[str, Any]:
     found = result.findings
-    return {
-        "version": VERSION,
-        "files": [{"file": item.file, "lines": item.lines, "budget": item.budget} for item in result.files],
-        "last_flush": dict(result.last_flush),
-        "pending_items": list(result.pending_items),
-        "pending_records": [{"entry": item.entry, "file": item.file, "line": item.line, "title": item.title}
-                            for item in result.pending_records],
-        "due": [{"stage": due.stage, "last_run": due.last_run, "next_due": due.next_due, "due_now": due.due_now}
-                for due in result.due],
-        "uncommitted": list(result.uncommitted),
-        "findings": {
-            "new": [finding(item) for item in found.new],
-            "new_totals": found.totals(found.new),
-            "known_totals": found.totals(found.known),
-            "withheld": [finding(item) for item in found.withheld],
-            "problem": found.problem,
-        },
-        "not_set_up": list(result.not_set_up),
-        "in_conflict": [{"entry": item.entry, "file": item.file, "line": item.line, "conflicts": item.conflicts}
-                        for item in result.in_conflict],
-        "last_audit": _last_audit(audited),
-    }
+    findings = {"new": found.new, "new_totals": found.totals(found.new), "known_totals": found.totals(found.known),
+                "withheld": found.withheld, "problem": found.problem}
+    return STATUS.build(result, findings=findings, last_audit=_last_audit(audited))
 
 
 def _last_audit(audited: dict[str, object] | None) -> dict[str, Any] | None:

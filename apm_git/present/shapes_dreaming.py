@@ -1,14 +1,15 @@
 """The `--json` output of deep-sleep, rem, dream, import, history, forget and resolve: version 1 (docs/json.md).
 
-Built key by key (see apm_git/present/shapes.py).  A stage's `plan` is the plan the planners already write
-key by key, the same JSON that `deep-sleep --plan` and `import --plan` print and `--apply` reads.
+Declared once and built from the declaration (see apm_git/present/shapes.py).  A stage's `plan` is the plan
+the planners already write key by key, the same JSON that `deep-sleep --plan` and `import --plan` print
+and `--apply` reads.
 """
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
 from apm_git.model import vocabulary as words
-from apm_git.present.declare import VERSION, Bool, Const, Enum, Int, List, Maybe, Num, Obj, Ref, Shape, Str, Variants
+from apm_git.present.declare import Bool, Const, Enum, Int, List, Maybe, Num, Obj, Ref, Shape, Str, Variants
 from apm_git.present.parts import DATE, SHA, TRAILER, TRAILERS
 
 if TYPE_CHECKING:
@@ -184,64 +185,25 @@ IMPORT_PLAN = Shape(
 
 
 
-def stage(result: StageResult) -> dict[str, Any]:
-    """One run of a stage (deep-sleep, rem, import), without the version: `dream` lists several."""
-    return {
-        "stage": result.stage,
-        "subject": result.subject,
-        "plan": result.plan,
-        "trailers": [[key, value] for key, value in result.trailers],
-        "commit": result.commit,
-        "flushed": result.flushed,
-        "dry_run": result.dry_run,
-        "elapsed": result.elapsed,
-        "refused": result.refused,
-        "left_out": list(result.left_out),
-    }
-
-
 def stage_json(result: StageResult) -> dict[str, Any]:
-    return {"version": VERSION, **stage(result)}
+    return STAGE.build(result)
 
 
 def dream_json(result: DreamResult) -> dict[str, Any]:
-    return {"version": VERSION, "ran": [stage(item) for item in result.ran], "refused": result.refused}
+    return DREAM.build(result)
 
 
 def history_json(entry_id: str, events: list[HistoryEvent]) -> dict[str, Any]:
-    return {
-        "version": VERSION,
-        "entry": entry_id,
-        "events": [
-            {"date": event.date, "commit": event.commit, "trigger": event.trigger, "what": event.what,
-             "file": event.file, "source": event.source, "detail": event.detail, "subject": event.subject}
-            for event in events
-        ],
-    }
+    return HISTORY.build(None, entry=entry_id, events=events)
 
 
 def forget_json(result: ForgetResult) -> dict[str, Any]:
-    return {
-        "version": VERSION,
-        "commit": result.commit,
-        "reason": result.reason,
-        "forgotten": [{"entry_id": item.entry_id, "file": item.file} for item in result.forgotten],
-    }
+    return FORGET.build(result)
 
 
 def resolve_json(result: ResolveResult, prefix: str) -> dict[str, Any]:
     settled = result.settled
-    return {
-        "version": VERSION,
-        "entry": settled.entry,
-        "other": settled.other,
-        "keep": settled.keep,
-        "kept": settled.kept,
-        "gone": settled.gone,
-        "how": settled.how,
-        "file": f"{prefix}/{settled.kept_file}",
-        "archive": None if settled.archive is None else f"{prefix}/{settled.archive}",
-        "commit": result.commit,
-        "flushed": result.flushed,
-        "trailers": [{"key": key, "value": value} for key, value in result.trailers],
-    }
+    return RESOLVE.build(
+        settled, file=f"{prefix}/{settled.kept_file}",
+        archive=None if settled.archive is None else f"{prefix}/{settled.archive}", commit=result.commit,
+        flushed=result.flushed, trailers=[{"key": key, "value": value} for key, value in result.trailers])

@@ -1,5 +1,7 @@
 """The `--json` output of tracked folders: track, track --list, untrack, snapshot, restore, and diff, status and
-sync on a tracked folder; version 1 (docs/json.md, docs/tracking.md).  Built key by key (see apm_git/present/shapes.py).
+sync on a tracked folder; version 1 (docs/json.md, docs/tracking.md).  Declared once and built from the
+declaration (see apm_git/present/shapes.py); diff, lint, status and snapshot's outcomes are still built key by
+key, and held to the same declarations by tests/cli/test_json_schemas.py.
 """
 from __future__ import annotations
 
@@ -8,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from apm_git.model import vocabulary as words
 from apm_git.present.declare import VERSION, Bool, Enum, Int, List, Maybe, Obj, Ref, Shape, Str
-from apm_git.present.parts import CAP, HOOKS_WIRED, SHA, SNAPSHOT_WITHHELD, TRACKED
+from apm_git.present.parts import CAP, CAP_REPORT, HOOKS_WIRED, SHA, SNAPSHOT_WITHHELD, TRACKED
 
 if TYPE_CHECKING:
     from apm_git.commands.restore import RestoreResult
@@ -236,42 +238,36 @@ TRACKED_LINT = Shape(
 
 
 def tracked_json(tracked: Tracked) -> dict[str, Any]:
-    return {"id": tracked.id, "agent": tracked.agent, "folder": tracked.folder, "project": tracked.project,
-            "identity": tracked.identity, "remote": tracked.remote, "active": tracked.active,
-            "history": str(tracked.git_dir)}
+    return TRACKED.build(tracked, {"history": str(tracked.git_dir)})
 
 
 def cap_json(cap: CapReport | None) -> dict[str, Any] | None:
     if cap is None:
         return None
-    return {"file": cap.file, "lines": cap.lines, "bytes": cap.bytes, "max_lines": cap.limits.lines,
-            "max_bytes": cap.limits.bytes, "loaded_lines": cap.loaded_lines, "over": cap.over,
-            "cut": [{"heading": cut.heading, "line": cut.line, "partly": cut.partly} for cut in cap.cut]}
+    return CAP_REPORT.build(cap, {"max_lines": cap.limits.lines, "max_bytes": cap.limits.bytes})
 
 
 def withheld_json(items: Sequence[SnapshotWithheld]) -> list[dict[str, Any]]:
-    return [{"path": item.path, "line": item.line, "why": item.why} for item in items]
+    return SNAPSHOT_WITHHELD.build(items)  # type: ignore[no-any-return]
 
 
 def snapshot_json(shot: TrackedSnapshot) -> dict[str, Any]:
-    return {"id": shot.tracked.id, "folder": shot.tracked.folder, "trigger": shot.trigger, "session": shot.session,
-            "commit": shot.commit, "files": list(shot.files), "withheld": withheld_json(shot.withheld),
-            "cap": cap_json(shot.cap), "background": shot.background, "skipped": shot.skipped}
+    return SNAPSHOT_TAKEN.build(shot, {"id": shot.tracked.id, "folder": shot.tracked.folder, "cap": cap_json(shot.cap)})
 
 
 def track_json(result: TrackResult, hooks: list[dict[str, Any]]) -> dict[str, Any]:
-    return {"version": VERSION, "tracked": tracked_json(result.tracked), "created": result.created,
-            "snapshot": snapshot_json(result.snapshot), "hooks": hooks, "notes": list(result.notes)}
+    return TRACK.build(result, tracked=tracked_json(result.tracked), snapshot=snapshot_json(result.snapshot),
+                       hooks=hooks)
 
 
 def listing_json(listed: Sequence[Listed], broken: Sequence[str]) -> dict[str, Any]:
-    return {"version": VERSION, "tracked": [
-        {**tracked_json(item.tracked), "snapshots": item.snapshots, "last": item.last,
-         "last_trigger": item.last_trigger, "problem": item.problem} for item in listed], "unreadable": list(broken)}
+    return TRACK_LIST.build(None, tracked=[{**tracked_json(item.tracked), "snapshots": item.snapshots,
+                                            "last": item.last, "last_trigger": item.last_trigger,
+                                            "problem": item.problem} for item in listed], unreadable=broken)
 
 
 def untrack_json(tracked: Tracked, hooks: list[dict[str, Any]]) -> dict[str, Any]:
-    return {"version": VERSION, "tracked": tracked_json(tracked), "hooks": hooks}
+    return UNTRACK.build(None, tracked=tracked_json(tracked), hooks=hooks)
 
 
 def outcomes_json(outcomes: Sequence[Outcome]) -> dict[str, Any]:
@@ -283,10 +279,8 @@ def outcomes_json(outcomes: Sequence[Outcome]) -> dict[str, Any]:
 
 
 def restore_json(result: RestoreResult) -> dict[str, Any]:
-    return {"version": VERSION, "tracked": tracked_json(result.tracked),
-            "restored": [{"path": item.path, "source": item.source, "section": item.section}
-                         for item in result.restored],
-            "unchanged": list(result.unchanged), "before": result.before.commit, "after": result.after.commit}
+    return RESTORE.build(result, tracked=tracked_json(result.tracked), before=result.before.commit,
+                         after=result.after.commit)
 
 
 def status_json(result: TrackedStatus) -> dict[str, Any]:
@@ -298,12 +292,7 @@ def status_json(result: TrackedStatus) -> dict[str, Any]:
 
 
 def sync_json(result: TrackedSync) -> dict[str, Any]:
-    return {"version": VERSION, "tracked": tracked_json(result.tracked), "remote": result.remote,
-            "branch": result.branch, "before": result.before, "after": result.after, "snapshot": result.snapshot,
-            "withheld": list(result.withheld), "kind": result.kind, "incoming": result.incoming,
-            "written": list(result.written), "conflicts": list(result.conflicts), "pushed": result.pushed,
-            "push_attempts": result.push_attempts, "created_branch": result.created_branch,
-            "up_to_date": result.up_to_date}
+    return TRACKED_SYNC.build(result, tracked=tracked_json(result.tracked))
 
 
 def diff_json(review: TrackedReview) -> dict[str, Any]:
