@@ -66,6 +66,7 @@ def test_init_installs_the_hook_and_a_clean_edit_of_a_category_file_is_accepted(
     assert not (hooked / ".git/apm-git/hook-findings").exists()  # one hook: nothing to share
 
 
+@pytest.mark.slow
 def test_the_seven_separate_hooks_each_give_a_verdict(separate: Path) -> None:
     append(separate / "memory/people.md", "".join(f"- note {n}\n" for n in range(120)))
     ran = commit(separate)

@@ -233,27 +233,29 @@ def test_import_right_after_adoption_commits_nothing_lint_refuses(tmp_path: Path
 
 
 CASES = cases_dir() or Path("../shared/realworld/cases")
+NAMES = sorted(path.name for path in CASES.iterdir() if path.is_dir()) if CASES.is_dir() else []
 
 
 @pytest.mark.slow
 @pytest.mark.skipif(not CASES.is_dir(), reason=f"the real workspaces are not here ({CASES}); set {ENV_CASES}")
-def test_import_on_every_real_workspace_drops_no_line(tmp_path: Path) -> None:
-    for case in sorted(path for path in CASES.iterdir() if path.is_dir()):
-        work = tmp_path / case.name
-        shutil.copytree(case, work, ignore=shutil.ignore_patterns("SOURCE.txt"))
-        before = {path: path.read_bytes() for path in (work / "memory").rglob("*.md")}
-        assert run_apm("init", "--no-install", cwd=work).exit_code == 0
-        plan = run_apm("import", "--plan", cwd=work)
-        assert plan.exit_code == 0, (case.name, plan.stderr)
-        ran = run_apm("import", "--apply", "-", cwd=work, input=plan.stdout)
-        assert ran.exit_code == 0, (case.name, ran.stderr)
-        for path, data in before.items():
-            if path.name == "INDEX.md":
-                continue  # adoption's business (it moves a hand-kept index aside)
-            text = data.decode("utf-8", "replace")
-            assert lines_kept(text, path.read_text(encoding="utf-8", errors="replace")) == [], (case.name, path)
-        lint = run_apm("lint", "--from-ref", "HEAD~1", "--to-ref", "HEAD", cwd=work)
-        assert "apm-record-format" not in lint.stdout, (case.name, lint.stdout)
+@pytest.mark.parametrize("name", NAMES)  # one workspace a case: the workers share them out
+def test_import_on_every_real_workspace_drops_no_line(name: str, tmp_path: Path) -> None:
+    case = CASES / name
+    work = tmp_path / case.name
+    shutil.copytree(case, work, ignore=shutil.ignore_patterns("SOURCE.txt"))
+    before = {path: path.read_bytes() for path in (work / "memory").rglob("*.md")}
+    assert run_apm("init", "--no-install", cwd=work).exit_code == 0
+    plan = run_apm("import", "--plan", cwd=work)
+    assert plan.exit_code == 0, (case.name, plan.stderr)
+    ran = run_apm("import", "--apply", "-", cwd=work, input=plan.stdout)
+    assert ran.exit_code == 0, (case.name, ran.stderr)
+    for path, data in before.items():
+        if path.name == "INDEX.md":
+            continue  # adoption's business (it moves a hand-kept index aside)
+        text = data.decode("utf-8", "replace")
+        assert lines_kept(text, path.read_text(encoding="utf-8", errors="replace")) == [], (case.name, path)
+    lint = run_apm("lint", "--from-ref", "HEAD~1", "--to-ref", "HEAD", cwd=work)
+    assert "apm-record-format" not in lint.stdout, (case.name, lint.stdout)
 
 
 SECTIONS = (
@@ -293,6 +295,7 @@ def _dated_sections(count: int, first_line: str) -> str:
         f"## {(start + dt.timedelta(days=n % 9000)).isoformat()} note {n}\n{first_line}\n\n" for n in range(count))
 
 
+@pytest.mark.slow
 def test_import_never_makes_a_file_larger_than_the_read_limit(repo: MemoryRepo, tmp_path: Path) -> None:
     """Issue 22.5: a record is longer than the section it replaces (its Body repeats the first line), so
     thousands of sections, or one long line, would grow past the read limit: planned as skipped, refused

@@ -93,6 +93,7 @@ def test_git_merge_of_a_file_made_junk_on_one_branch_is_a_conflict_that_keeps_ev
     assert "A lesson" in (root / "memory/lessons.md").read_text()
 
 
+@pytest.mark.slow
 def test_git_merge_of_a_12_mb_file_changed_on_both_branches_is_refused_not_half_merged(tmp_path: Path) -> None:
     root = memory(tmp_path)
     big = "memory/2026-04-01.md"

@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from apm_git.model.records import parse
 from tests.conflicts import JOURNAL, MINE, THEIRS, apm, conflicted, conflicting_sync
 from tests.conftest import git
@@ -33,6 +35,7 @@ def clean_and_checked(root: Path) -> None:
     assert "Entries in conflict" not in apm(root, "status").stdout
 
 
+@pytest.mark.slow
 def test_every_message_about_a_conflict_names_the_command(tmp_path: Path) -> None:
     server, synced = conflicting_sync(tmp_path)
     lines = [line for line in synced.stderr.splitlines() if "CONFLICT" in line]
@@ -47,6 +50,7 @@ def test_every_message_about_a_conflict_names_the_command(tmp_path: Path) -> Non
     assert f"`apm-git resolve {MINE} --keep this|other|both`" in status
 
 
+@pytest.mark.slow
 def test_keep_this_supersedes_the_other_version_and_passes_every_check(tmp_path: Path) -> None:
     server = conflicted(tmp_path)
     ran = apm(server, "resolve", MINE, "--keep", "this")
@@ -66,6 +70,7 @@ def test_keep_this_supersedes_the_other_version_and_passes_every_check(tmp_path:
     assert apm(server, "sync").exit_code == 0  # and it is shared: the remote takes it
 
 
+@pytest.mark.slow
 def test_keep_other_keeps_the_version_the_conflict_names(tmp_path: Path) -> None:
     server = conflicted(tmp_path)
     data = json.loads(apm(server, "--json", "resolve", MINE, "--keep", "other").stdout)
@@ -77,6 +82,7 @@ def test_keep_other_keeps_the_version_the_conflict_names(tmp_path: Path) -> None
     clean_and_checked(server)
 
 
+@pytest.mark.slow
 def test_naming_the_other_version_with_keep_this_keeps_it(tmp_path: Path) -> None:
     server = conflicted(tmp_path)
     apm(server, "resolve", THEIRS, "--keep", "this")
@@ -84,6 +90,7 @@ def test_naming_the_other_version_with_keep_this_keeps_it(tmp_path: Path) -> Non
     clean_and_checked(server)
 
 
+@pytest.mark.slow
 def test_keep_both_folds_the_other_version_into_one_entry(tmp_path: Path) -> None:
     server = conflicted(tmp_path)
     data = json.loads(apm(server, "--json", "resolve", MINE, "--keep", "both").stdout)
@@ -107,6 +114,7 @@ def test_deleting_one_version_by_hand_is_still_a_loss(tmp_path: Path) -> None:
     assert "apm-no-loss" in lint.stdout and THEIRS in lint.stdout
 
 
+@pytest.mark.slow
 def test_uncommitted_memory_is_flushed_first_and_kept(tmp_path: Path) -> None:
     server = conflicted(tmp_path)
     apm(server, "journal", "add", "Written before settling", "--kind", "context", "--title", "Before settling")
@@ -126,6 +134,7 @@ BAD = [
 ]
 
 
+@pytest.mark.slow
 def test_bad_requests_change_nothing(tmp_path: Path) -> None:
     server = conflicted(tmp_path)
     before = (git(server, "rev-parse", "HEAD"), (server / JOURNAL).read_text())

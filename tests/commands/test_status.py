@@ -1,10 +1,11 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from apm_git.commands.flush import flush
 from apm_git.store.repo import MemoryRepo
-from tests.conftest import Invoke
+from tests.conftest import Invoke, Ran
 
 
 def test_status_text_and_json(repo: MemoryRepo, run_cli: Invoke) -> None:
@@ -62,9 +63,11 @@ def test_status_stays_short_with_many_findings_and_names_the_command_for_the_res
     assert "`apm-git status --files` lists every file" in ran.stdout
 
 
-def test_status_counts_the_pending_records_of_the_live_journals(repo: MemoryRepo) -> None:
+def test_status_counts_the_pending_records_of_the_live_journals(repo: MemoryRepo, run_cli: Invoke) -> None:
     """Issue 23, case 7: after `journal add … --kind pending`, status does not say "Pending items: 0"."""
-    from tests.conftest import run_apm
+
+    def run_apm(*args: str, cwd: Path, env: dict[str, str]) -> Ran:  # in-process: the test reads what it prints
+        return run_cli("--repo", str(cwd), *args, env=env)
 
     env = {"APM_GIT_NOW": "2026-04-06T12:00:00+00:00"}
     assert "Pending items: 0" in run_apm("status", cwd=repo.root, env=env).stdout

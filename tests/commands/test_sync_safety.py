@@ -168,6 +168,7 @@ def test_two_clones_hitting_one_entry_in_the_same_second_count_both_hits(
         assert entry_of(root, ident) == "last_referenced=2026-05-06, hit_count=2, decision_value=MEDIUM"
 
 
+@pytest.mark.slow
 def test_a_criss_cross_history_counts_each_hit_once(run_cli: Invoke, tmp_path: Path, url_by_path: str) -> None:
     """Two agents on branches of their own that merged each other's work at the same time: the next merge has
     two best common ancestors, and merges from a virtual base (both merged), as git's recursive merge does."""

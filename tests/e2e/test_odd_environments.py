@@ -186,6 +186,7 @@ def test_lang_c_refuses_an_argument_that_is_not_utf8(repo: MemoryRepo) -> None:
     assert not list(repo.memory.glob("20*.md"))
 
 
+@pytest.mark.slow
 def test_archive_that_is_a_file(repo: MemoryRepo) -> None:
     old = ("\n## [2020-01-01] Old thing\n- Tags: lesson\n"
            "- Fitness: last_referenced=2020-01-01, hit_count=0, decision_value=LOW\n- Body: old.\n")

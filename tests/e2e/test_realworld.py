@@ -125,13 +125,14 @@ def test_the_whole_life_of_a_real_workspace(name: str, way: str, tmp_path: Path,
     live = set().union(*(lines_of(data) for path, data in now.items() if not path.startswith("memory/archive/")))
     messages = git(root, "log", "--format=%B")
     live_text = "\n".join(sorted(live))
+    archive = {p: (lines_of(d), d.decode("utf-8", "replace"))  # read once, not once per line looked for
+               for p, d in now.items() if p.startswith("memory/archive/")}
     lost = []
     for path, data in held.items():
         for line in lines_of(data) - live:
             if line.startswith("#") and f'heading "{line}"' in live_text:
                 continue  # a promoted dated section: its heading is kept verbatim in the record's `Source:`
-            homes = [p for p, d in now.items() if p.startswith("memory/archive/")
-                     and (line in lines_of(d) or f'heading "{line}"' in d.decode("utf-8", "replace"))]
+            homes = [p for p, (lines, text) in archive.items() if line in lines or f'heading "{line}"' in text]
             if not any(home == path or home in messages for home in homes):
                 lost.append(f"{path}: {line[:80]}")
     assert not lost, f"{len(lost)} line(s) lost, e.g.\n" + "\n".join(lost[:10])

@@ -74,6 +74,7 @@ def pre_commit(memory: Path, *args: str, env: dict[str, str] | None = None) -> s
                           check=False, env={**os.environ, **(env or {})})
 
 
+@pytest.mark.slow
 def test_each_manifest_hook_runs_through_pre_commit(tmp_path: Path) -> None:
     memory = init(tmp_path / "mem", install=False).root
     config = str(local_config(tmp_path))

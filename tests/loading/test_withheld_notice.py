@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from apm_git.store.repo import MemoryRepo
 from tests.checks.helpers import record
 from tests.conftest import git
@@ -25,6 +27,7 @@ def _session_start(repo: MemoryRepo) -> tuple[int, str, str]:
     return ran.returncode, context, ran.stderr
 
 
+@pytest.mark.slow
 def test_session_start_names_the_withheld_section_and_never_loads_the_secret(repo: MemoryRepo) -> None:
     journal = repo.memory / "2026-04-06.md"
     journal.write_text("# Journal 2026-04-06\n\n" + record("2026-04-06", "Pinned the runner image", tags="lesson")

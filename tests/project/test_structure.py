@@ -230,10 +230,10 @@ def test_the_gateway_is_the_one_that_starts_git() -> None:
     assert list(_program_calls(_tree(GATEWAY))), "apm_git.git starts no program: the walk above would prove nothing"
 
 
-def _gateway_names(tree: ast.Module) -> set[str]:
-    """The local names a module gives apm_git.git (`from apm_git import git as gateway`)."""
+def _gateway_names(nodes: list[ast.AST]) -> set[str]:
+    """The local names a module (its nodes, walked) gives apm_git.git (`from apm_git import git as gateway`)."""
     names = set()
-    for node in ast.walk(tree):
+    for node in nodes:
         if isinstance(node, ast.ImportFrom) and node.module == "apm_git":
             names |= {alias.asname or alias.name for alias in node.names if alias.name == "git"}
         elif isinstance(node, ast.Import):
@@ -253,8 +253,9 @@ def test_nothing_outside_the_gateway_uses_its_private_functions() -> None:
     for where, tree in _python_files():
         if where == "apm_git/git.py":
             continue
-        local = _gateway_names(tree)
-        for node in ast.walk(tree):
+        nodes = list(ast.walk(tree))  # walked once: the gateway's local names, then every use
+        local = _gateway_names(nodes)
+        for node in nodes:
             if isinstance(node, ast.ImportFrom) and node.module == GATEWAY:
                 broken += [f"{where}:{node.lineno} imports {alias.name} from {GATEWAY}"
                            for alias in node.names if alias.name.startswith("_")]

@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from apm_git.store.repo import MemoryRepo
 from tests.conflicts import MINE, THEIRS, apm, conflicted
 from tests.conftest import git, run_apm
@@ -19,6 +21,7 @@ def test_log_counts_the_conflicts_of_a_sync_merge(tmp_path: Path) -> None:
     assert data["commits"][0]["counts"]["conflicts"] == 1 and data["commits"][0]["merge"] is True
 
 
+@pytest.mark.slow
 def test_diff_over_the_merge_puts_the_conflict_where_losses_go(tmp_path: Path) -> None:
     server = conflicted(tmp_path)
     ran = apm(server, "diff", "HEAD~1..HEAD")  # exit 0: nothing is lost, both versions are there

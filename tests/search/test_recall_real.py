@@ -24,6 +24,7 @@ def sections(data: dict[str, Any]) -> dict[str, str]:
     return {item["path"]: item["why"] for item in data["files"] if item["role"] == "L2 section"}
 
 
+@pytest.mark.slow
 def test_a_german_intent_routes_to_its_section(tmp_path: Path, run_cli: Invoke) -> None:
     repo = real_case("AurelClaw__TrueCore", tmp_path / "ws")
     data = load(run_cli, repo.root, "Wie ist die zellulare Architektur mit der Membran aufgebaut?")
