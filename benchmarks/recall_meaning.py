@@ -270,28 +270,32 @@ class Run:
 
 
 def cost(name: str, tokenizer: Path | None) -> None:
-    """Start-up (numpy, then the runtime and the model), one query, a passage in a batch, peak memory."""
-    started = time.perf_counter()
+    """Start-up (numpy, then the runtime and the model), one query, a passage in a batch, peak memory; each as
+    wall time and as CPU time (user + system of every thread), which a shared machine does not inflate."""
+    clocks: list[tuple[float, float]] = [(time.perf_counter(), time.process_time())]
+
+    def lap() -> str:
+        clocks.append((time.perf_counter(), time.process_time()))
+        (wall, cpu), (wall_before, cpu_before) = clocks[-1], clocks[-2]
+        return f"{wall - wall_before:.3f} s (CPU {cpu - cpu_before:.3f} s)"
+
     _np()
-    numpy_seconds = time.perf_counter() - started
-    started = time.perf_counter()
+    numpy_import = lap()
     model = load(name, tokenizer)
-    load_seconds = time.perf_counter() - started
+    loaded = lap()
     question = "What fields would Caroline pursue in her education?"
     model.embed([question], True)
-    started = time.perf_counter()
+    lap()
     for number in range(10):
         model.embed([f"{question} {number}"], True)
-    query_seconds = (time.perf_counter() - started) / 10
+    queries = lap()
     batch = [f"- Caroline: I'm keen on counseling or working in mental health, maybe a degree later ({number})"
              for number in range(128)]
-    started = time.perf_counter()
     model.embed(batch, False)
-    passage_seconds = (time.perf_counter() - started) / len(batch)
+    passages = lap()
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(f"cost {name}: numpy import {numpy_seconds:.3f} s, runtime import + model load {load_seconds:.3f} s, "
-          f"query {query_seconds * 1000:.1f} ms, passage {passage_seconds * 1000:.1f} ms (batched, {THREADS} "
-          f"threads), peak RSS {peak:.0f} MB")
+    print(f"cost {name}: numpy import {numpy_import}; runtime import + model load {loaded}; 10 queries {queries}; "
+          f"128 passages {passages} (batches, {THREADS} threads); peak RSS {peak:.0f} MB")
 
 
 def main(argv: list[str] | None = None) -> int:
