@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from apm_git import git
-from apm_git.checks import baseline, no_secrets
+from apm_git.checks import baseline
 from apm_git.errors import ApmGitError
 from apm_git.model import names
 from apm_git.model.snapshot import Finding
@@ -70,7 +69,12 @@ class Redactor:
         if not text:
             return {}
         found: dict[int, list[str]] = {}
-        for line, kind in self._scan(path, text):
+        suspected = self._scan(path, text)
+        if not suspected:
+            return found
+        from apm_git.checks import no_secrets  # here: the recall hook reads texts that hold none
+
+        for line, kind in suspected:
             if not self.known.false_positive(Finding(path, line, no_secrets.ID, ""), text):
                 found.setdefault(line, []).append(kind)
         return found
@@ -90,6 +94,8 @@ class Redactor:
 def uncommitted(repo: MemoryRepo, pathspecs: Sequence[str], redactor: Redactor | None = None) -> list[WithheldSection]:
     """The sections of the changed memory files under `pathspecs` that hold a suspected secret: what the next
     flush keeps uncommitted.  Files that cannot be read are passed over (flush names them)."""
+    from apm_git import git  # here: the recall hook, which never asks for changed files, runs no git
+
     redactor = redactor or Redactor(repo)
     found: list[WithheldSection] = []  # (the caller saves the redactor's cache)
     for change in git.status(repo.root, pathspecs):

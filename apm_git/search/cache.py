@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shutil
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
@@ -162,6 +161,8 @@ class IndexPlace:
             Path(f"{self.path}{suffix}").unlink(missing_ok=True)
         try:
             if self.path.is_dir() and not self.path.is_symlink():
+                import shutil  # here: only a folder in the index's place needs it (the hook imports this module)
+
                 shutil.rmtree(self.path)
             self.aside.replace(self.path)
         except OSError as error:  # name the index, not the file built aside

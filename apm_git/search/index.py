@@ -33,7 +33,6 @@ from apm_git.model.groups import check_group_name
 from apm_git.model.limits import MAX_FILE_BYTES
 from apm_git.search import boiler, passages, terms
 from apm_git.search.cache import ARCHIVE_IDS, Identity, IndexPlace, in_memory
-from apm_git.store.blob import blob_id
 from apm_git.store.odd_names import skipped
 from apm_git.store.repo import MemoryRepo, decode
 
@@ -268,6 +267,8 @@ class Index:
                known: dict[str, tuple[str, int, int]], restat: list[tuple[int, int, str]]) -> None:
         """Bring the tables in line with `current` (in a transaction begun at the first change); the rows of
         files whose bytes did not change but whose size or mtime did go to `restat`."""
+        from apm_git.store.blob import blob_id  # here: a warm search that finds nothing changed needs no hashlib
+
         now = time.time_ns()
         gone = [path for path in known if path not in current]
         for path in gone:

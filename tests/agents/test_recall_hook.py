@@ -145,10 +145,13 @@ def test_every_other_form_is_apm_git_recall(memory: MemoryRepo, args: list[str])
 
 
 def test_the_hook_path_imports_neither_click_nor_tiktoken_once_counted(memory: MemoryRepo, tmp_path: Path) -> None:
+    """Nor git's gateway and subprocess (the hook runs no git), the secret check's rules (the recalled text holds
+    no suspect) or shutil."""
     stdin = payload(tmp_path, prompt=MATCH)
     assert run([FAST, "--repo", str(memory.root), "--hook-input", "-"], stdin, tmp_path)[0] == 0  # counts cached
     probe = ("import sys\nfrom apm_git.agents.recall_hook import main\ncode = main(sys.argv[1:])\n"
-             "print(sorted(name for name in ('click', 'tiktoken') if name in sys.modules), code, file=sys.stderr)")
+             "print(sorted(name for name in ('click', 'tiktoken', 'subprocess', 'apm_git.git', "
+             "'apm_git.checks.no_secrets', 'shutil') if name in sys.modules), code, file=sys.stderr)")
     code, out, err = run([sys.executable, "-c", probe, "--repo", str(memory.root), "--hook-input", "-"], stdin,
                          tmp_path)
     assert code == 0 and b"NO_PROXY=localhost" in out

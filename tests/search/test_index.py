@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import subprocess
+import sys
 from typing import Any
 
 import pytest
@@ -143,3 +145,24 @@ def test_a_file_that_is_not_utf8_is_skipped_with_its_line(mem: MemoryRepo, run_c
     ran = run_cli("--repo", str(mem.root), "search", "redis")
     assert ran.exit_code == 0
     assert "apm-git: skipped memory/broken.md:3: not valid UTF-8" in ran.stderr
+
+
+def test_a_warm_search_imports_neither_hashlib_nor_shutil(mem: MemoryRepo, run_cli: Invoke) -> None:
+    """Blob ids are computed only for a file whose size or mtime changed, a folder in the index's place removed
+    only when there is one: a search that finds nothing to re-index loads neither module."""
+    for path in mem.memory.rglob("*.md"):  # written over two seconds ago: not "racy", so trusted by size and mtime
+        os.utime(path, (1_700_000_000, 1_700_000_000))
+    search(run_cli, mem, "redis")  # the index is built
+    probe = ("import sys\nfrom pathlib import Path\nfrom apm_git.commands.search import search\n"
+             "from apm_git.store.repo import open_repo\n"
+             "hits = search(open_repo(Path(sys.argv[1])), sys.argv[2], limit=5).hits\n"
+             "print(len(hits), sorted(name for name in ('hashlib', 'shutil') if name in sys.modules))")
+
+    def run(query: str) -> str:
+        ran = subprocess.run([sys.executable, "-c", probe, str(mem.root), query], capture_output=True, check=True)
+        return ran.stdout.decode().strip()
+
+    found = run("redis").split(" ", 1)
+    assert found[1] == "[]" and int(found[0]) > 0
+    write(mem, "ops.md", "# Ops\n\nRedis restarts nightly.\n")  # a changed file is hashed as git does
+    assert run("redis") == f"{int(found[0]) + 1} ['hashlib']"
