@@ -48,6 +48,7 @@ class TrackedSync:
     push_attempts: int = 0
     created_branch: bool = False
     up_to_date: bool = False
+    fallback: bool = False  # a commit sync made (its snapshot, a merge) was made as apm-git (git.FALLBACK_NOTE)
 
 
 def sync(tracked: store.Tracked, *, remote: str | None = None) -> TrackedSync:
@@ -66,7 +67,7 @@ def sync(tracked: store.Tracked, *, remote: str | None = None) -> TrackedSync:
     result = TrackedSync(tracked, url, branch)
     with file_lock(tracked.lock_path, f"another apm-git process on {folder}"):
         shot = snapshots.take_locked(tracked, "sync")
-        result.snapshot = shot.commit
+        result.snapshot, result.fallback = shot.commit, shot.fallback
         result.withheld = sorted({item.path for item in shot.withheld})
         result.before = git.head(folder)
         done = run_rounds(TrackedSide(tracked, folder, url, branch, shot.withheld, result))
@@ -157,6 +158,7 @@ def _merge(tracked: store.Tracked, folder: Path, head: str, theirs: str, branch:
     contents = {path: None if data is None else data.encode("utf-8") for path, data in merged.items()}
     built = git.build_commit(folder, tracked.git_dir, head, [], text, contents=contents, env=clock.git_date_env(),
                              other_parents=[theirs], start=tree)
+    result.fallback = result.fallback or built.fallback
     return built.commit
 
 
