@@ -287,24 +287,23 @@ def build_commit(
             temp_index.unlink()
     entries: dict[str, tuple[str, str] | None] = {path: staged.get(path) for path in committed}
     parents = [*((parent,) if parent else ()), *other_parents]
-    commit, fallback = _commit_tree(root, tree, parents, message, env=env, sign=config_bool(root, "commit.gpgsign"))
-    return Built(commit, entries, fallback)
+    made = commit_tree(root, tree, parents, message, env=env, sign=config_bool(root, "commit.gpgsign"))
+    return Built(made.commit, entries, made.fallback)
+
+
+class Committed(NamedTuple):
+    """A commit object `git commit-tree` made (no ref names it yet)."""
+
+    commit: str
+    fallback: bool = False  # made as FALLBACK_IDENTITY: git has no user identity here (FALLBACK_NOTE says so)
 
 
 def commit_tree(
     root: Path, tree: str, parents: Sequence[str], message: str, *, env: Mapping[str, str] | None = None,
     sign: bool = False,
-) -> str:
+) -> Committed:
     """A commit object of `tree` (`git commit-tree`, the message on stdin), as git's fallback identity when
-    git has none here; no ref moves."""
-    return _commit_tree(root, tree, parents, message, env=env, sign=sign)[0]
-
-
-def _commit_tree(
-    root: Path, tree: str, parents: Sequence[str], message: str, *, env: Mapping[str, str] | None = None,
-    sign: bool = False,
-) -> tuple[str, bool]:
-    """`commit_tree`, and whether the commit was made as FALLBACK_IDENTITY (`Built.fallback`)."""
+    git has none here; no ref moves.  The caller says FALLBACK_NOTE once when `fallback` is set."""
     args = ["commit-tree", *(("-S",) if sign else ()), tree, *(arg for each in parents for arg in ("-p", each)),
             "-F", "-"]  # `git commit-tree` does not read commit.gpgsign itself: the caller says `sign`
     data = message.encode("utf-8")
@@ -312,10 +311,10 @@ def _commit_tree(
     fallback = False
     if proc.returncode != 0 and any(hint.encode() in proc.stderr for hint in IDENTITY_HINTS):
         proc = _run(root, *args, env={**(env or {}), **FALLBACK_IDENTITY}, stdin=data, check=False)
-        fallback = True  # the caller notes it on the repository (store/commit.py)
+        fallback = True
     if proc.returncode != 0:
         raise GitError(_describe_failure(["commit", *args[1:]], proc))
-    return proc.stdout.decode().strip(), fallback
+    return Committed(proc.stdout.decode().strip(), fallback)
 
 
 def hash_blobs(root: Path, state: Path, datas: Sequence[bytes]) -> dict[bytes, str]:
@@ -403,6 +402,10 @@ FALLBACK_IDENTITY = {
     "GIT_COMMITTER_NAME": "apm-git",
     "GIT_COMMITTER_EMAIL": "apm-git@localhost",
 }
+# What a command says, once, when it made a commit as FALLBACK_IDENTITY (`Built.fallback`, `Committed.fallback`).
+FALLBACK_NOTE = (f"NOTE: git has no user identity here, so the commit(s) were made as apm-git "
+                 f"<{FALLBACK_IDENTITY['GIT_AUTHOR_EMAIL']}>; set yours with `git config --global user.name NAME` "
+                 "and `git config --global user.email EMAIL`")
 
 
 def commit_id(root: Path, ref: str) -> str | None:

@@ -87,6 +87,7 @@ def track_cmd(ctx: click.Context, agent: str | None, path: Path | None, project:
     emit(ctx, shapes_tracked.track_json(result, hooks), text)
     for line in tracked_format.warnings(result.snapshot):
         warn(line)
+    say_fallback(result.snapshot.fallback)
     return EXIT_OK
 
 
@@ -146,7 +147,17 @@ def snapshot_cmd(ctx: click.Context, tracked: str | None, every: bool, trigger: 
     failed = [outcome for outcome in outcomes if outcome.error]
     for outcome in failed:
         warn(f"apm-git: {outcome.error}")
+    say_fallback(*(outcome.snapshot.fallback for outcome in outcomes if outcome.snapshot))
     return EXIT_FINDINGS if failed else EXIT_OK
+
+
+def say_fallback(*made: bool) -> None:
+    """Once per command, as a memory repository's commits say it (store/commit.note_identity): a commit of a
+    tracked folder was made as apm-git, git having no user identity here."""
+    if any(made):
+        from apm_git import git
+
+        warn(f"apm-git: {git.FALLBACK_NOTE}")
 
 
 def tracked_restore(ctx: click.Context, tracked: Any, paths: tuple[str, ...], revision: str | None,
@@ -156,6 +167,7 @@ def tracked_restore(ctx: click.Context, tracked: Any, paths: tuple[str, ...], re
 
     result = restore(tracked.id, Path.cwd(), paths=paths, revision=revision, section=section)
     emit(ctx, shapes_tracked.restore_json(result), tracked_format.restore_text(result))
+    say_fallback(result.before.fallback, result.after.fallback)
     return EXIT_OK
 
 
@@ -186,6 +198,7 @@ def tracked_sync(ctx: click.Context, tracked: Any, remote: str | None) -> int:
         warn(f"apm-git: WARNING: {path} was NOT synced (a suspected secret, or unreadable); `apm-git status` says why")
     for conflict in result.conflicts:
         warn(f"apm-git: CONFLICT: {conflict}; settle it in the folder, then sync again")
+    say_fallback(result.fallback)
     return EXIT_FINDINGS if result.conflicts else EXIT_OK
 
 

@@ -390,8 +390,7 @@ def recall(run: _Run, group: str | None, under: str | None, whole: set[str]) -> 
     passage), in rank order, each whole or, when it does not fit, its best passage; skipping sections of files
     already loaded whole."""
     from apm_git.errors import NoFts5
-    from apm_git.search.index import Index
-    from apm_git.search.index import SearchScope as Scope
+    from apm_git.search.index import Index, SearchScope
     from apm_git.search.scan import matched, query_terms, scan_sections
 
     assert run.result.intent is not None
@@ -399,7 +398,7 @@ def recall(run: _Run, group: str | None, under: str | None, whole: set[str]) -> 
         wanted = query_terms(run.result.intent)
     except UsageError:
         return
-    scope = Scope(group)
+    scope = SearchScope(group)
     wanted_hits = RECALL_SECTIONS * 3
     try:
         index = Index(run.repo, scope)

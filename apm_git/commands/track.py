@@ -69,7 +69,8 @@ def track(
     with file_lock(tracked.lock_path, f"another apm-git process on {folder}"):
         shot = snapshots.take_locked(tracked, "track")
         if shot.commit is None and git.head_tree(folder) is None:
-            shot = shot._replace(commit=first_commit(tracked))
+            made = first_commit(tracked)
+            shot = shot._replace(commit=made.commit, fallback=made.fallback)
     return TrackResult(tracked, created, shot, notes)
 
 

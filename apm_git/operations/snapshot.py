@@ -51,6 +51,7 @@ class TrackedSnapshot(NamedTuple):
     cap: CapReport | None
     background: bool
     skipped: str | None = None
+    fallback: bool = False  # the commit was made as apm-git: git has no user identity here (git.FALLBACK_NOTE)
 
     @property
     def findings(self) -> list[str]:
@@ -136,9 +137,9 @@ def take_locked(
     count = f"{len(files)} file{'s' if len(files) != 1 else ''}"
     text = trailer_model.message(f"snapshot {count} ({trigger})", trailers, message)
     parent = found[0] if found else None
-    commit = git.commit_tree(folder, tree, [parent] if parent else [], text, env=clock.git_date_env())
-    git.move_head(folder, commit, parent, f"snapshot ({trigger})")
-    return result._replace(commit=commit)
+    made = git.commit_tree(folder, tree, [parent] if parent else [], text, env=clock.git_date_env())
+    git.move_head(folder, made.commit, parent, f"snapshot ({trigger})")
+    return result._replace(commit=made.commit, fallback=made.fallback)
 
 
 def note_session(tracked: store.Tracked, trigger: SnapshotTrigger, session: str | None) -> None:

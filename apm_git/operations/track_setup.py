@@ -102,7 +102,7 @@ def start_history(tracked: store.Tracked) -> bool:
     return True
 
 
-def first_commit(tracked: store.Tracked) -> str:
+def first_commit(tracked: store.Tracked) -> git.Committed:
     """The history's first commit when the folder held nothing to snapshot: an empty tree, so the history has a
     branch to sync and to compare with from the start."""
     from apm_git.model import trailers as trailer_model
@@ -113,6 +113,6 @@ def first_commit(tracked: store.Tracked) -> str:
     text = trailer_model.message(f"track {tracked.agent} (nothing to snapshot yet)",
                                  [("Apm-Trigger", "track"), ("Apm-Scope", tracked.agent), ("Apm-Session", "none"),
                                   ("Apm-Origin", "session"), clone_trailer(tracked.git_dir)])
-    commit = git.commit_tree(folder, tree, [], text, env=clock.git_date_env())
-    git.move_head(folder, commit, None, "track")
-    return commit
+    made = git.commit_tree(folder, tree, [], text, env=clock.git_date_env())
+    git.move_head(folder, made.commit, None, "track")
+    return made

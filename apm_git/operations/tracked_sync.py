@@ -18,6 +18,7 @@ from apm_git.errors import FetchFailed, OsFailure, StateError
 from apm_git.model import trailers as trailer_model
 from apm_git.model.limits import MAX_FILE_BYTES
 from apm_git.operations import snapshot as snapshots
+from apm_git.operations.sync_rounds import run_rounds
 from apm_git.store import tracked as store
 from apm_git.store.atomic import write_atomic
 from apm_git.store.clone import clone_trailer
@@ -26,7 +27,6 @@ from apm_git.tracking import identity as identities
 from apm_git.tracking.agents import PROFILES
 from apm_git.tracking.conserve import lost_in_merge
 
-MAX_ATTEMPTS = 5
 PREFIX = "m"  # the folder's files, put under one folder for the memory-wide merge (apm_git.merge)
 FETCHED = "refs/apm-git/fetched/"
 
@@ -48,6 +48,7 @@ class TrackedSync:
     push_attempts: int = 0
     created_branch: bool = False
     up_to_date: bool = False
+    fallback: bool = False  # a commit sync made (its snapshot, a merge) was made as apm-git (git.FALLBACK_NOTE)
 
 
 def sync(tracked: store.Tracked, *, remote: str | None = None) -> TrackedSync:
@@ -64,50 +65,68 @@ def sync(tracked: store.Tracked, *, remote: str | None = None) -> TrackedSync:
     branch = identities.branch(tracked.agent, tracked.identity)
     folder = snapshots.open_history(tracked)
     result = TrackedSync(tracked, url, branch)
-    ref = FETCHED + branch
     with file_lock(tracked.lock_path, f"another apm-git process on {folder}"):
         shot = snapshots.take_locked(tracked, "sync")
-        result.snapshot = shot.commit
+        result.snapshot, result.fallback = shot.commit, shot.fallback
         result.withheld = sorted({item.path for item in shot.withheld})
         result.before = git.head(folder)
-        for attempt in range(1, MAX_ATTEMPTS + 1):
-            try:
-                found = git.fetch(folder, url, [f"+refs/heads/{branch}:{ref}"])
-            except FetchFailed as error:
-                what = "nothing was changed" if attempt == 1 else "what is merged so far is in the history"
-                raise StateError(f"{error}; {what}: check the remote URL and the network, then retry") from None
-            theirs = git.commit_id(folder, ref) if found else None
-            head = git.head(folder)
-            assert head is not None
-            result.created_branch = theirs is None
-            if theirs is not None and theirs != head and not git.is_ancestor(folder, theirs, head):
-                result.incoming = theirs
-                if git.is_ancestor(folder, head, theirs):
-                    result.kind = "fast-forward"
-                    result.written += _land(tracked, folder, head, theirs, shot.withheld)
-                else:
-                    result.kind = "merge"
-                    merged = _merge(tracked, folder, head, theirs, branch, result)
-                    result.written += _land(tracked, folder, head, merged, shot.withheld)
-                head = git.head(folder)
-                assert head is not None
-            result.after = head
-            if theirs == head:
-                result.up_to_date = result.kind is None and result.snapshot is None
-                break
-            result.push_attempts = attempt
-            pushed = git.push(folder, url, head, branch)
-            if pushed.ok:
-                result.pushed = True
-                break
-            if not pushed.rejected:
-                raise StateError(f"{url} refused the push to {branch} ({pushed.detail}); the folder and its history "
-                                 "are merged here, nothing was pushed: fix what the remote says, then sync again")
-        else:
-            raise StateError(f"{url} rejected the push {MAX_ATTEMPTS} times (other machines keep pushing to "
-                             f"{branch}); what is merged so far is here: run `apm-git sync` again")
+        done = run_rounds(TrackedSide(tracked, folder, url, branch, shot.withheld, result))
+    result.after, result.pushed, result.push_attempts = done.after, done.pushed, done.push_attempts
+    result.created_branch = done.created_branch
+    result.up_to_date = not done.pushed and result.kind is None and result.snapshot is None
     result.written = sorted(set(result.written))
     return result
+
+
+@dataclasses.dataclass
+class TrackedSide:
+    """A tracked folder's side of the rounds (operations/sync_rounds.py): fetch the identity's branch into a ref
+    of its own, bring it in (a fast-forward or the entry-level merge) and write what changed into the folder."""
+
+    tracked: store.Tracked
+    where: Path  # the folder
+    remote: str  # a URL
+    branch: str
+    withheld: tuple[snapshots.SnapshotWithheld, ...]  # left out of the snapshot sync took: never overwritten
+    result: TrackedSync
+    # A tracked folder's sync has never paused between rounds nor asked the remote whether a refused push
+    # lost a race (a memory repository's sync does both): kept as it was when the rounds became one.
+    backoff: float = 0.0
+    confirms_refusal: bool = False
+
+    def fetch(self) -> str | None:
+        ref = FETCHED + self.branch
+        found = git.fetch(self.where, self.remote, [f"+refs/heads/{self.branch}:{ref}"])
+        return git.commit_id(self.where, ref) if found else None
+
+    def bring_in(self, attempt: int, theirs: str | None) -> str:
+        folder, result = self.where, self.result
+        head = git.head(folder)
+        assert head is not None
+        if theirs is not None and theirs != head and not git.is_ancestor(folder, theirs, head):
+            result.incoming = theirs
+            if git.is_ancestor(folder, head, theirs):
+                result.kind = "fast-forward"
+                result.written += _land(self.tracked, folder, head, theirs, self.withheld)
+            else:
+                result.kind = "merge"
+                merged = _merge(self.tracked, folder, head, theirs, self.branch, result)
+                result.written += _land(self.tracked, folder, head, merged, self.withheld)
+            head = git.head(folder)
+            assert head is not None
+        return head
+
+    def fetch_failed(self, error: FetchFailed, *, first: bool) -> StateError:
+        what = "nothing was changed" if first else "what is merged so far is in the history"
+        return StateError(f"{error}; {what}: check the remote URL and the network, then retry")
+
+    def refused(self, head: str, detail: str) -> StateError:
+        return StateError(f"{self.remote} refused the push to {self.branch} ({detail}); the folder and its history "
+                          "are merged here, nothing was pushed: fix what the remote says, then sync again")
+
+    def gave_up(self, attempts: int, head: str | None) -> StateError:
+        return StateError(f"{self.remote} rejected the push {attempts} times (other machines keep pushing to "
+                          f"{self.branch}); what is merged so far is here: run `apm-git sync` again")
 
 
 def _merge(tracked: store.Tracked, folder: Path, head: str, theirs: str, branch: str, result: TrackedSync) -> str:
@@ -139,6 +158,7 @@ def _merge(tracked: store.Tracked, folder: Path, head: str, theirs: str, branch:
     contents = {path: None if data is None else data.encode("utf-8") for path, data in merged.items()}
     built = git.build_commit(folder, tracked.git_dir, head, [], text, contents=contents, env=clock.git_date_env(),
                              other_parents=[theirs], start=tree)
+    result.fallback = result.fallback or built.fallback
     return built.commit
 
 

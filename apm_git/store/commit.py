@@ -45,6 +45,4 @@ def commit(
 def note_identity(repo: MemoryRepo, built: git.Built) -> None:
     """One line for the user when the commit was made as apm-git, git having no identity here."""
     if built.fallback:
-        email = git.FALLBACK_IDENTITY["GIT_AUTHOR_EMAIL"]
-        repo.note(f"NOTE: git has no user identity here, so the commit(s) were made as apm-git <{email}>; "
-                  "set yours with `git config --global user.name NAME` and `git config --global user.email EMAIL`")
+        repo.note(git.FALLBACK_NOTE)

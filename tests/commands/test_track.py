@@ -10,7 +10,7 @@ import pytest
 from apm_git.store import tracked as store
 from tests.conftest import Invoke
 from tests.realworld import copy_case
-from tests.tracked_homes import files_of, history, machine, run_git, stamps_of
+from tests.tracked_homes import Machine, files_of, history, machine, run_git, stamps_of
 
 MEMORY = "# Memory\n\n- [Redis](redis.md) — the session cache\n- Use pnpm, not npm\n\n## Deploy\n- make deploy\n"
 TOPIC = "---\nname: redis\ndescription: how the session cache works\ntype: project\n---\n# Redis\n- TTL 300 s\n"
@@ -222,3 +222,48 @@ def test_untrack_gives_the_settings_file_its_bytes_back(tmp_path: Path, monkeypa
     assert text.count("# apm-git track") == 4 and "\t\t\"PreCompact\"" in text  # the file's own indent
     assert run_cli("untrack").exit_code == 0
     assert settings.read_text() == original
+
+
+def test_snapshots_made_without_a_git_identity_say_so_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                           run_cli: Invoke) -> None:
+    """No user.name or user.email anywhere (HOME an empty folder): `track` and `snapshot` commit as apm-git and
+    say it once per command, as a memory repository's commits do; a run that commits nothing says nothing."""
+    home = tmp_path / "empty-home"
+    home.mkdir()
+    laptop = Machine(home, monkeypatch).use()
+    for name in ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "EMAIL"):
+        monkeypatch.delenv(name, raising=False)
+    # git would otherwise guess an identity from the host's name where the host has a domain
+    monkeypatch.setenv("GIT_CONFIG_COUNT", "1")
+    monkeypatch.setenv("GIT_CONFIG_KEY_0", "user.useConfigOnly")
+    monkeypatch.setenv("GIT_CONFIG_VALUE_0", "true")
+    folders = []
+    for name, files in (("shop", {"MEMORY.md": MEMORY}), ("blog", {})):  # the empty one: `track`'s first commit
+        project = laptop.project(tmp_path / name)
+        folders.append(laptop.claude_memory(project, files))
+        tracked = run_cli("track", "claude-code", "--project", str(project), "--no-hooks", "--name", name)
+        assert tracked.exit_code == 0, tracked.stderr
+        assert tracked.stderr.count("git has no user identity here") == 1, tracked.stderr
+        assert "apm-git@localhost" in tracked.stderr and "git config --global user.email" in tracked.stderr
+    git_dirs = sorted(laptop.data.glob("*.git"))
+    assert len(git_dirs) == 2
+    assert {history(git_dir, "log", "-1", "--format=%an <%ae>").strip() for git_dir in git_dirs} \
+        == {"apm-git <apm-git@localhost>"}
+
+    for folder in folders:
+        (folder / "MEMORY.md").write_text(MEMORY + "- Deploys on Fridays are frozen\n")
+    both = run_cli("snapshot", "--all", "--json")
+    assert both.exit_code == 0, both.stderr
+    assert [bool(item["commit"]) for item in json.loads(both.stdout)["snapshots"]] == [True, True]
+    assert both.stderr.count("git has no user identity here") == 1  # two commits, one note
+    quiet = run_cli("snapshot", "--all")
+    assert quiet.exit_code == 0 and "nothing changed" in quiet.stdout
+    assert "no user identity" not in quiet.stderr  # said by the run that committed, not kept for later runs
+
+    run_git(tmp_path, "config", "--global", "user.name", "Ana")  # what the note says to do
+    run_git(tmp_path, "config", "--global", "user.email", "ana@example.invalid")
+    (folders[0] / "MEMORY.md").write_text(MEMORY + "- Deploys on Fridays are allowed again\n")
+    mine = run_cli("snapshot", str(folders[0]))
+    assert mine.exit_code == 0 and "no user identity" not in mine.stderr
+    assert "Ana <ana@example.invalid>" in {history(git_dir, "log", "-1", "--format=%an <%ae>").strip()
+                                            for git_dir in git_dirs}

@@ -404,3 +404,13 @@ def test_each_class_name_is_defined_once() -> None:
                 where.setdefault(node.name, []).append(module)
     twice = {name: modules for name, modules in where.items() if len(modules) > 1}
     assert twice == {}, twice
+
+
+def test_a_class_is_imported_under_its_own_name() -> None:
+    """The distinct names stay visible where a class is used: no `import SearchScope as Scope`, which would
+    bring back the name shared with another class (store/scope.py's `Scope`)."""
+    classes = {node.name for module in _modules() for node in _tree(module).body if isinstance(node, ast.ClassDef)}
+    renamed = [f"{module}: {alias.name} as {alias.asname}" for module in _modules() for node in ast.walk(_tree(module))
+               if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("apm_git")
+               for alias in node.names if alias.name in classes and alias.asname not in (None, alias.name)]
+    assert renamed == []
