@@ -206,8 +206,10 @@ def _check(repo: MemoryRepo, scope: Scope, pathspecs: list[str], today: dt.date,
         base = snap.base if snap else {}
         withheld_texts = {repo.memory_rel(path) or path: base[path] for path in whole if path in base}
         withheld_texts.update({repo.memory_rel(path) or path: snap.new[path] for path in partial if snap})
+        # The scan's blob ids spare the rebuild a stat per unchanged file (store/memory_index.py).
+        blobs = {repo.memory_rel(path) or path: blob for path, blob in snap.blobs.items()} if snap else {}
         try:
-            if refresh_index(repo, today, exclude=added, instead=withheld_texts) and snap is not None:
+            if refresh_index(repo, today, exclude=added, instead=withheld_texts, blobs=blobs) and snap is not None:
                 snap.set_new(index, repo.read(names.INDEX) or "")
         except InvalidUtf8 as error:  # saving memory matters more than a fresh index
             index_error = str(error)

@@ -186,6 +186,7 @@ def gather(
         unreadable=unreadable, base_name=sides.base_name, base_summaries=base_summaries,
         oversized=oversized, base_oversized=set(base_oversized),
         forgotten=forgotten_between(repo, sides) if any(change.status != "A" for change in changes) else frozenset(),
+        blobs={path: blob for path, blob in listing.items() if blob},  # the work tree's: files git finds unchanged
     )
     keep = {blob: cached[blob] for blob in base_blobs.values() if blob in cached}  # the next run's base
     for path, blob in base_needed.items():
