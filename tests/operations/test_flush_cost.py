@@ -14,6 +14,7 @@ from apm_git.commands.flush import flush
 from apm_git.store import cache
 from apm_git.store.memory_index import OTHERS_CACHE, build_index
 from apm_git.store.repo import MemoryRepo
+from apm_git.store.scope import Scope
 from tests.checks.helpers import record
 from tests.conftest import git
 
@@ -82,3 +83,33 @@ def test_a_note_changed_in_the_work_tree_is_read_again(repo: MemoryRepo) -> None
     assert flush(repo).commit
     index = git(repo.root, "show", "HEAD:memory/INDEX.md")
     assert "A new heading" in index
+
+
+def _verbs(trace: Path) -> list[str]:
+    """The verbs of the git processes run since GIT_TRACE named `trace`, as git's own trace records them."""
+    lines = trace.read_text().splitlines() if trace.exists() else []
+    return [line.split("trace: built-in: git ", 1)[1].split()[0] for line in lines if "trace: built-in: git " in line]
+
+
+def test_a_flush_of_one_journal_is_fifteen_git_processes(
+    repo: MemoryRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The scan takes the changed and untracked files from the status the flush read (no `diff-files`,
+    no `ls-files -o`); a scope narrower than the memory dir asks git itself."""
+    _journal(repo, "First")
+    assert flush(repo).commit
+    _journal(repo, "Second")
+    trace = tmp_path / "trace"
+    monkeypatch.setenv("GIT_TRACE", str(trace))
+    assert flush(repo).commit
+    monkeypatch.delenv("GIT_TRACE")
+    assert _verbs(trace) == [
+        "status", "rev-parse", "ls-files", "diff-index", "cat-file",  # what changed, and its text at HEAD
+        "status", "rev-parse", "read-tree", "update-index", "write-tree", "ls-files", "config", "commit-tree",
+        "update-ref", "update-index",  # the commit, built apart from the user's index, and landed
+    ]
+    _journal(repo, "Third")
+    trace.unlink()
+    monkeypatch.setenv("GIT_TRACE", str(trace))
+    assert flush(repo, scope=Scope("main")).commit
+    assert _verbs(trace)[2:5] == ["ls-files", "diff-files", "ls-files"]
