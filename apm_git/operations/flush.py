@@ -286,10 +286,9 @@ def _record_flush(
         mark["last_session"] = session
     rels = [repo.memory_rel(path) for path in flushed]  # None: apm.yaml, outside the memory dir
     zones = {names.MAIN if rel is None else names.zone(rel) for rel in rels if rel not in names.STATE_FILES}
-    real = set(layout.groups(repo)) | ({scope.group} if scope.group else set())  # groups/Foo/ is no group
-    flushed_groups = sorted(
+    flushed_groups = sorted(  # groups/Foo/ is no group
         group for group in (zone.split("/", 1)[1] for zone in zones if zone.startswith(f"{names.GROUPS}/"))
-        if group in real
+        if group == scope.group or layout.is_group(repo, group)
     )
     groups = state["groups"]
     if scope.covers_dreaming and any(not zone.startswith(f"{names.GROUPS}/") for zone in zones):
