@@ -15,11 +15,10 @@ import dataclasses
 import datetime as dt
 import json
 import os
-import resource
 from collections.abc import Sequence
 from pathlib import Path
 
-from harness import APM, Context, Row, alternate, median_of, paired_ratio, run, timed
+from harness import APM, Context, Row, alternate, cpu_timed, median_of, paired_ratio, run, timed
 
 from apm_git.checks.manifest import EVERY, local_hook
 from apm_git.operations.precommit import hook_command
@@ -74,13 +73,7 @@ def _stage_change(root: Path) -> None:
 
 
 def _cpu_timed(args: Sequence[str], root: Path, cpu: list[float]) -> float:
-    """Wall time of one run; its CPU time (user + system, every process it started) goes to `cpu`:
-    on a machine shared with other work the CPU ratio holds where the wall ratio drifts."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    wall = timed(args, root, PATH=PATH)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
-    return wall
+    return cpu_timed(args, root, cpu, PATH=PATH)
 
 
 def _hooks(ctx: Context) -> list[Row]:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -76,6 +77,16 @@ def timed(args: Sequence[str], cwd: Path, **extra: str) -> float:
     start = time.perf_counter()
     run(args, cwd, **extra)
     return time.perf_counter() - start
+
+
+def cpu_timed(args: Sequence[str], cwd: Path, cpu: list[float], **extra: str) -> float:
+    """Wall time of one run; its CPU time (user + system, every process it started) goes to `cpu`:
+    on a machine shared with other work the CPU figure holds where the wall time drifts."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    wall = timed(args, cwd, **extra)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+    return wall
 
 
 def median_of(samples: list[float]) -> float:

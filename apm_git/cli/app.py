@@ -1,32 +1,41 @@
 """The `apm-git` command line: parse, dispatch, format.  The work happens in apm_git.commands.
 
-Every command is registered here, in one list: a reader sees the whole command line in one place,
-and no module registers itself as a side effect of being imported.
+Every command is declared here, in one list, by its name and where it is defined: a reader sees the
+whole command line in one place, no module registers itself as a side effect of being imported, and
+a run imports only the module of the command it runs (cli/base.py, ApmGroup).
 """
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-import click
-
-from apm_git.cli import agents, checks, ci, core, curate, dreaming, loading, proposals, review, sync, track, ui
 from apm_git.cli.base import HOOK_FLAG, UTF8, CliState, cli, emit, open_memory, state
 
-__all__ = ["HOOK_FLAG", "UTF8", "CliState", "cli", "emit", "main", "open_memory", "state"]
+__all__ = ["COMMANDS", "HOOK_FLAG", "UTF8", "CliState", "cli", "emit", "main", "open_memory", "state"]
 
-COMMANDS: tuple[click.Command, ...] = (
-    core.init_cmd, core.setup_cmd, core.merge_driver_cmd, core.journal_group, core.flush_cmd, core.index_cmd,
-    core.status_cmd,
-    checks.lint_cmd, checks.baseline_cmd, checks.allow_secret_cmd,
-    loading.load_cmd, loading.remember_cmd, loading.search_cmd, loading.hit_cmd,
-    dreaming.deep_sleep_cmd, dreaming.rem_cmd, dreaming.dream_cmd, dreaming.history_cmd, dreaming.import_cmd,
-    dreaming.forget_cmd, dreaming.resolve_cmd, curate.edit_cmd, curate.restore_cmd,
-    proposals.proposals_cmd, proposals.accept_cmd, proposals.reject_cmd,
-    review.diff_cmd, review.log_cmd,
-    sync.sync_cmd, sync.merge_counters_cmd,
-    agents.recall_cmd, agents.hooks_group, agents.mcp_cmd, agents.audit_cmd,
-    ci.ci_group, ui.ui_cmd,
-    track.track_cmd, track.untrack_cmd, track.snapshot_cmd,
+# name -> "module:attribute" of the click command (or group) that runs it.
+COMMANDS: tuple[tuple[str, str], ...] = (
+    ("init", "apm_git.cli.core:init_cmd"), ("setup", "apm_git.cli.core:setup_cmd"),
+    ("merge-driver", "apm_git.cli.core:merge_driver_cmd"), ("journal", "apm_git.cli.core:journal_group"),
+    ("flush", "apm_git.cli.core:flush_cmd"), ("index", "apm_git.cli.core:index_cmd"),
+    ("status", "apm_git.cli.core:status_cmd"),
+    ("lint", "apm_git.cli.checks:lint_cmd"), ("baseline", "apm_git.cli.checks:baseline_cmd"),
+    ("allow-secret", "apm_git.cli.checks:allow_secret_cmd"),
+    ("load", "apm_git.cli.loading:load_cmd"), ("remember", "apm_git.cli.loading:remember_cmd"),
+    ("search", "apm_git.cli.loading:search_cmd"), ("hit", "apm_git.cli.loading:hit_cmd"),
+    ("deep-sleep", "apm_git.cli.dreaming:deep_sleep_cmd"), ("rem", "apm_git.cli.dreaming:rem_cmd"),
+    ("dream", "apm_git.cli.dreaming:dream_cmd"), ("history", "apm_git.cli.dreaming:history_cmd"),
+    ("import", "apm_git.cli.dreaming:import_cmd"), ("forget", "apm_git.cli.dreaming:forget_cmd"),
+    ("resolve", "apm_git.cli.dreaming:resolve_cmd"),
+    ("edit", "apm_git.cli.curate:edit_cmd"), ("restore", "apm_git.cli.curate:restore_cmd"),
+    ("proposals", "apm_git.cli.proposals:proposals_cmd"), ("accept", "apm_git.cli.proposals:accept_cmd"),
+    ("reject", "apm_git.cli.proposals:reject_cmd"),
+    ("diff", "apm_git.cli.review:diff_cmd"), ("log", "apm_git.cli.review:log_cmd"),
+    ("sync", "apm_git.cli.sync:sync_cmd"), ("merge-counters", "apm_git.cli.sync:merge_counters_cmd"),
+    ("recall", "apm_git.cli.agents:recall_cmd"), ("hooks", "apm_git.cli.agents:hooks_group"),
+    ("mcp", "apm_git.cli.agents:mcp_cmd"), ("audit", "apm_git.cli.agents:audit_cmd"),
+    ("ci", "apm_git.cli.ci:ci_group"), ("ui", "apm_git.cli.ui:ui_cmd"),
+    ("track", "apm_git.cli.track:track_cmd"), ("untrack", "apm_git.cli.track:untrack_cmd"),
+    ("snapshot", "apm_git.cli.track:snapshot_cmd"),
 )
 
 
@@ -35,27 +44,4 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0  # pragma: no cover - cli.main always exits
 
 
-def _json_after_subcommand(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
-    if value:
-        state(ctx).json = True
-
-
-def _accept_json_everywhere(group: click.Group) -> None:
-    """`apm-git lint --json` means `apm-git --json lint`: users put the flag after the command as often as before.
-
-    Added here, once the commands are registered, so no command can forget it; `--json` stays a global
-    option in --help and in docs/commands.md.
-    """
-    for command in group.commands.values():
-        if isinstance(command, click.Group):
-            _accept_json_everywhere(command)
-        elif not any("--json" in param.opts for param in command.params):
-            command.params.append(click.Option(
-                ["--json"], is_flag=True, expose_value=False, callback=_json_after_subcommand,
-                help="Same as the global --json.",
-            ))
-
-
-for _command in COMMANDS:
-    cli.add_command(_command)
-_accept_json_everywhere(cli)
+cli.lazy.update(COMMANDS)

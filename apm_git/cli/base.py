@@ -164,7 +164,50 @@ def _hook_mode(args: Sequence[str]) -> bool:
     return any(arg == HOOK_FLAG or arg.startswith(HOOK_FLAG + "=") for arg in args)
 
 
+def _json_after_subcommand(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    if value:
+        state(ctx).json = True
+
+
+def accept_json_everywhere(command: click.Command) -> None:
+    """`apm-git lint --json` means `apm-git --json lint`: users put the flag after the command as often as before.
+
+    Added to each command as the root group resolves it, so no command can forget it; `--json` stays a
+    global option in --help and in docs/commands.md.
+    """
+    if isinstance(command, click.Group):
+        for sub in command.commands.values():
+            accept_json_everywhere(sub)
+    elif not any("--json" in param.opts for param in command.params):
+        command.params.append(click.Option(
+            ["--json"], is_flag=True, expose_value=False, callback=_json_after_subcommand,
+            help="Same as the global --json.",
+        ))
+
+
 class ApmGroup(click.Group):
+    """The root group.  Its commands are declared by name and place ("module:attribute", `lazy`), and a
+    command's module is imported only when that command runs or a listing (`--help`) shows it: a flush
+    does not pay for importing the MCP server, the page or the dreaming commands."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.lazy: dict[str, str] = {}
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*self.commands, *self.lazy})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in self.lazy:
+            self.add_command(resolve(cmd_name, self.lazy[cmd_name]))
+        return self.commands.get(cmd_name)
+
+    def resolve_all(self) -> dict[str, click.Command]:
+        """Every command, imported: what a listing of them all (the reference, the tests) reads."""
+        ctx = click.Context(self)
+        found = {name: self.get_command(ctx, name) for name in self.list_commands(ctx)}
+        return {name: command for name, command in found.items() if command is not None}
+
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
@@ -214,6 +257,18 @@ def cli(ctx: click.Context, repo_path: Path | None, as_json: bool) -> None:
     """Keep an AI agent's Markdown memory in git: one commit per flush, checked by pre-commit hooks."""
     from_env = ctx.get_parameter_source("repo_path") is click.core.ParameterSource.ENVIRONMENT
     ctx.obj = CliState(repo_path, as_json, "APM_GIT_REPO" if from_env else "--repo")
+
+
+def resolve(name: str, place: str) -> click.Command:
+    """The command declared as `name` at `place` ("module:attribute"), imported, with --json after it."""
+    import importlib
+
+    module, _, attribute = place.partition(":")
+    command = getattr(importlib.import_module(module), attribute)
+    if not isinstance(command, click.Command) or command.name != name:
+        raise TypeError(f"{place} is no click command named {name!r}")  # a slip in cli/app.py's COMMANDS
+    accept_json_everywhere(command)
+    return command
 
 
 def too_large_line(name: str) -> str:

@@ -71,8 +71,8 @@ def file_kind(rel: str, config: Config) -> str | None:
 class Snapshot(Slotted):
     """What the checks compare: the config, the changed paths, and the text of both sides."""
 
-    __slots__ = ("_parsed", "base", "base_name", "base_oversized", "base_summaries", "changes", "config", "entries",
-                 "files", "forgotten", "new", "oversized", "targets", "unreadable")
+    __slots__ = ("_parsed", "base", "base_name", "base_oversized", "base_summaries", "blobs", "changes", "config",
+                 "entries", "files", "forgotten", "new", "oversized", "targets", "unreadable")
 
     def __init__(
         self,
@@ -90,6 +90,7 @@ class Snapshot(Slotted):
         oversized: dict[str, int] | None = None,  # path -> size: too large to read (new side)
         base_oversized: set[str] | None = None,  # paths too large to read at the base
         forgotten: frozenset[str] = frozenset(),  # ids an `Apm-Forget` trailer deleted between the two sides
+        blobs: dict[str, str] | None = None,  # path -> blob id of each new-side file whose text that blob is
     ) -> None:
         self.config = config
         self.changes = changes
@@ -104,6 +105,7 @@ class Snapshot(Slotted):
         self.oversized = {} if oversized is None else oversized
         self.base_oversized = set() if base_oversized is None else base_oversized
         self.forgotten = forgotten
+        self.blobs = {} if blobs is None else blobs
         self._parsed: dict[tuple[str, str], RecordFile] = {}
 
     def rel(self, path: str) -> str | None:

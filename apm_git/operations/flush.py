@@ -106,7 +106,7 @@ def flush_locked(
     tx.guard(names.INDEX)
     tx.guard(names.FLUSH_STATE)
     try:
-        kept = _check(repo, scope, pathspecs, now.date(), result)
+        kept = _check(repo, scope, pathspecs, now.date(), result, changed)
         # A file with a withheld section is committed less that section (kept.contents), not held back whole.
         held = (set(result.withheld) - set(kept.contents)) | set(kept.as_head)
         if all(change.path in held for change in changed):
@@ -154,7 +154,10 @@ def _subject(message: str | None, files: int, trigger: str, scope: str,
     return f"flush: {first}", rest or None
 
 
-def _check(repo: MemoryRepo, scope: Scope, pathspecs: list[str], today: dt.date, result: FlushResult) -> KeptAtFlush:
+def _check(
+    repo: MemoryRepo, scope: Scope, pathspecs: list[str], today: dt.date, result: FlushResult,
+    changed: list[git.Change],
+) -> KeptAtFlush:
     """The checks of docs/design.md 5 on the scope's changes (HEAD -> work tree), in-process.
 
     Nothing here refuses to save memory: findings are recorded, and only the sections that
@@ -162,11 +165,14 @@ def _check(repo: MemoryRepo, scope: Scope, pathspecs: list[str], today: dt.date,
     committed; operations/flush_keep.withhold_secrets).  Lost entries and unreadable
     files keep their HEAD version in the commit (`keep_losses`).  INDEX.md is rebuilt
     (dreaming scopes) without any new file that is withheld, so it never names a file
-    the commit lacks, and with every file the commit keeps.
+    the commit lacks, and with every file the commit keeps.  `changed`: the status of the scope just
+    read, which spares the scan two git processes when the scope is the whole memory dir.
     """
+    everything = repo.memory_prefix in pathspecs and not any(spec.startswith(":") for spec in pathspecs)
+    status = changed if everything else None
     try:
         snap = gather(repo, Sides(git.head(repo.root), WORKTREE, "HEAD", "the work tree"), pathspecs=pathspecs,
-                      base_texts=True)
+                      base_texts=True, status=status)
     except ApmGitError as error:
         result.findings.append(f"the checks could not run: {error}")
         snap = None
@@ -206,8 +212,10 @@ def _check(repo: MemoryRepo, scope: Scope, pathspecs: list[str], today: dt.date,
         base = snap.base if snap else {}
         withheld_texts = {repo.memory_rel(path) or path: base[path] for path in whole if path in base}
         withheld_texts.update({repo.memory_rel(path) or path: snap.new[path] for path in partial if snap})
+        # The scan's blob ids spare the rebuild a stat per unchanged file (store/memory_index.py).
+        blobs = {repo.memory_rel(path) or path: blob for path, blob in snap.blobs.items()} if snap else {}
         try:
-            if refresh_index(repo, today, exclude=added, instead=withheld_texts) and snap is not None:
+            if refresh_index(repo, today, exclude=added, instead=withheld_texts, blobs=blobs) and snap is not None:
                 snap.set_new(index, repo.read(names.INDEX) or "")
         except InvalidUtf8 as error:  # saving memory matters more than a fresh index
             index_error = str(error)
@@ -278,10 +286,9 @@ def _record_flush(
         mark["last_session"] = session
     rels = [repo.memory_rel(path) for path in flushed]  # None: apm.yaml, outside the memory dir
     zones = {names.MAIN if rel is None else names.zone(rel) for rel in rels if rel not in names.STATE_FILES}
-    real = set(layout.groups(repo)) | ({scope.group} if scope.group else set())  # groups/Foo/ is no group
-    flushed_groups = sorted(
+    flushed_groups = sorted(  # groups/Foo/ is no group
         group for group in (zone.split("/", 1)[1] for zone in zones if zone.startswith(f"{names.GROUPS}/"))
-        if group in real
+        if group == scope.group or layout.is_group(repo, group)
     )
     groups = state["groups"]
     if scope.covers_dreaming and any(not zone.startswith(f"{names.GROUPS}/") for zone in zones):

@@ -145,6 +145,7 @@ def gather(
     pathspecs: Sequence[str] | None = None,
     base_texts: bool = False,
     staged: git.StagedReads | None = None,
+    status: Sequence[git.Change] | None = None,
 ) -> Snapshot:
     """The snapshot of a comparison.
 
@@ -153,11 +154,13 @@ def gather(
     every memory file on the new side.  The base side's text is read for append-only
     files, for Markdown files whose entry ids the cache lacks, and for all changed files
     with `base_texts` (flush, which may put a file back as it was).  `staged`: the reads
-    `start_staged` began for these sides (the whole memory dir, so no `pathspecs`).
+    `start_staged` began for these sides (the whole memory dir, so no `pathspecs`).  `status`: a
+    `git status` of the whole memory dir the caller ran just now (flush), which names the work tree's
+    changed and untracked files, so no second and third git process asks again.
     """
     assert staged is None or pathspecs is None, "the staged reads cover the whole memory dir"
     memory = repo.memory_prefix
-    listing, untracked = _listing(repo, sides.new, staged)
+    listing, untracked = _listing(repo, sides.new, staged, status)
     raw = _changes(repo, sides, list(pathspecs or [memory]), listing, untracked, staged)
     listing, raw = _utf8_names(listing, raw)
     changes, base_blobs = _split(raw)
@@ -186,6 +189,7 @@ def gather(
         unreadable=unreadable, base_name=sides.base_name, base_summaries=base_summaries,
         oversized=oversized, base_oversized=set(base_oversized),
         forgotten=forgotten_between(repo, sides) if any(change.status != "A" for change in changes) else frozenset(),
+        blobs={path: blob for path, blob in listing.items() if blob},  # the work tree's: files git finds unchanged
     )
     keep = {blob: cached[blob] for blob in base_blobs.values() if blob in cached}  # the next run's base
     for path, blob in base_needed.items():
@@ -263,19 +267,24 @@ def _under(listing: Iterable[str], targets: Iterable[str]) -> set[str]:
 
 
 def _listing(
-    repo: MemoryRepo, side: str, staged: git.StagedReads | None = None,
+    repo: MemoryRepo, side: str, staged: git.StagedReads | None = None, status: Sequence[git.Change] | None = None,
 ) -> tuple[dict[str, str | None], list[str]]:
     """Every regular file under the memory dir on the new side: path -> blob id (None: read the work tree);
-    and, for the work tree, the untracked files under the memory dir."""
+    and, for the work tree, the untracked files under the memory dir (from `status` when given)."""
     memory = [repo.memory_prefix]
     if side == INDEX:
         return dict(staged.listing() if staged else git.index_blobs(repo.root, memory)), []
     if side != WORKTREE:
         return dict(git.tree_blobs(repo.root, side, memory)), []
     listing: dict[str, str | None] = dict(git.index_blobs(repo.root, memory))
-    for path in git.unstaged(repo.root, memory):
+    if status is None:
+        unstaged, untracked = git.unstaged(repo.root, memory), git.untracked(repo.root, memory)
+    else:
+        ours = [change for change in status if repo.memory_rel(change.path) is not None]
+        unstaged = [change.path for change in ours if change.xy != "??" and change.xy[1] != " "]
+        untracked = [change.path for change in ours if change.xy == "??"]
+    for path in unstaged:
         listing[path] = None
-    untracked = git.untracked(repo.root, memory)
     for path in untracked:
         if not (repo.root / path).is_symlink():
             listing[path] = None

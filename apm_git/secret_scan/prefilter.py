@@ -27,7 +27,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterator
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 ALLOW = "pragma: allowlist secret"
 ALLOW_COMMENT = f"<!-- {ALLOW} -->"  # what `--allow-secret` ends a line with: invisible in rendered Markdown
@@ -42,6 +42,25 @@ LONG_RUN_KIND = "Over-long Token"
 SAMPLE = 4096  # the characters of an over-long run whose entropy is measured
 LONG_RUN_ENTROPY = 4.5  # bits a character: random base64 has about 6, hex at most 4, a word run about 4
 
+class _Lazy:
+    """A regular expression compiled on its first use, once per process: importing this module (every flush,
+    every commit's checks) compiles none of the twenty, and a text with no candidate needs few of them.
+    The pattern's method is kept on the object once asked for, so a later call costs what `re`'s does."""
+
+    def __init__(self, pattern: str, flags: int = 0) -> None:
+        self.pattern, self.flags = pattern, flags
+        self.compiled: re.Pattern[str] | None = None
+
+    def __getattr__(self, name: str) -> Any:  # search, match, finditer, …: only the first time each
+        if name.startswith("__") or name in ("pattern", "flags", "compiled"):
+            raise AttributeError(name)
+        if self.compiled is None:
+            self.compiled = re.compile(self.pattern, self.flags)
+        method = getattr(self.compiled, name)
+        setattr(self, name, method)
+        return method
+
+
 # Words that make an identifier name a secret.  The scanner's keyword plugin reads the same
 # pattern; the password-like ones (any value counts) are told apart there.
 KEY_WORDS = (
@@ -52,21 +71,21 @@ KEY_WORDS = (
 SEPARATOR = r"""[\]"'`*]{0,3}[ \t]{0,16}(?::=|=>|[=:]|[ \t](?:is|was)[ \t])"""
 
 _TOKEN_CHARS = r"[A-Za-z0-9_+/-]"
-_TOKEN = re.compile(_TOKEN_CHARS + "{16,}")  # `=` ends a run: `commit=<sha>` is a key and a sha
+_TOKEN = _Lazy(_TOKEN_CHARS + "{16,}")  # `=` ends a run: `commit=<sha>` is a key and a sha
 # Searched in the lowercased text: a case-insensitive alternation is several times slower.
-_KEY = re.compile(KEY_WORDS)
-_KEY_ANY_CASE = re.compile(KEY_WORDS, re.IGNORECASE)
-_AFTER_KEY = re.compile(rf"[\w.-]{{0,{KEY_REACH}}}{SEPARATOR}")
-_IDENTIFIER = re.compile(rf"[\w.-]{{0,{KEY_REACH + 1}}}")  # one more than KEY_REACH: tells an over-long one
-_IDENTIFIER_REST = re.compile(r"[\w.-]*")  # the rest of an over-long identifier, passed over once
-_SIGNS = re.compile(r"://[^\s/@]*@|BEGIN[A-Z ]{0,40} PRIVATE KEY|PuTTY-User-Key-File")
-_PARTS = re.compile(r"[-_+/=.~]+")
-_CAPITALS = re.compile(r"[A-Z]+[0-9]{0,4}")  # `DEEPSEEK`, `TRACK17`, `HTTP2`
-_ONE_CASE_HEX = re.compile(r"[0-9a-f_-]+|[0-9A-F_-]+")
+_KEY = _Lazy(KEY_WORDS)
+_KEY_ANY_CASE = _Lazy(KEY_WORDS, re.IGNORECASE)
+_AFTER_KEY = _Lazy(rf"[\w.-]{{0,{KEY_REACH}}}{SEPARATOR}")
+_IDENTIFIER = _Lazy(rf"[\w.-]{{0,{KEY_REACH + 1}}}")  # one more than KEY_REACH: tells an over-long one
+_IDENTIFIER_REST = _Lazy(r"[\w.-]*")  # the rest of an over-long identifier, passed over once
+_SIGNS = _Lazy(r"://[^\s/@]*@|BEGIN[A-Z ]{0,40} PRIVATE KEY|PuTTY-User-Key-File")
+_PARTS = _Lazy(r"[-_+/=.~]+")
+_CAPITALS = _Lazy(r"[A-Z]+[0-9]{0,4}")  # `DEEPSEEK`, `TRACK17`, `HTTP2`
+_ONE_CASE_HEX = _Lazy(r"[0-9a-f_-]+|[0-9A-F_-]+")
 # camelCase and PascalCase words, with an optional version number: `getLanNetworkListV2`, `XMLHttpRequest`
-_WORDY = re.compile(r"[A-Z]*[a-z]+(?:[A-Z]{1,4}[a-z]{2,})*[A-Z]{0,4}[0-9]{0,4}")
+_WORDY = _Lazy(r"[A-Z]*[a-z]+(?:[A-Z]{1,4}[a-z]{2,})*[A-Z]{0,4}[0-9]{0,4}")
 # What stands before an over-long run that is public by design: an ssh public key, a data: URI.
-_PUBLIC_BEFORE = re.compile(
+_PUBLIC_BEFORE = _Lazy(
     r"(?:(?:ssh-(?:rsa|dss|ed25519)|ecdsa-sha2-nistp\d{3}|sk-(?:ssh-ed25519|ecdsa-sha2-nistp256)@openssh\.com)[ \t]"
     r"|data:[\w.+/-]{0,60};base64,)\Z",
 )
@@ -146,24 +165,24 @@ def suspicious_run(line: str, start: int, end: int) -> bool:
 
 
 # The password-like words: any value counts, not only a random-looking one.
-_PASSWORD = re.compile(
+_PASSWORD = _Lazy(
     r"pass(?:word|wd|phrase|code)?(?![a-z])|(?<![a-z])pwd|(?<![a-z])pw(?![a-z])"
     r"|contrase[ñn]a|passwort|senha|пароль|密码|密碼|口令|パスワード|비밀번호",
 )
-_VALUE = re.compile(
+_VALUE = _Lazy(
     rf"(?P<sep>{SEPARATOR})[ \t]{{0,16}}"
     rf"""(?P<value>"[^"\n]{{0,{MAX_TOKEN}}}"|'[^'\n]{{0,{MAX_TOKEN}}}'|`[^`\n]{{0,{MAX_TOKEN}}}`"""
     rf"""|[^\s"'`,;]{{1,{MAX_TOKEN}}}(?![^\s"'`,;]))""",
     re.IGNORECASE,
 )
 _VALUE_REACH = 3 + 16 + 4 + 16 + MAX_TOKEN + 2  # the most `_VALUE` reads
-_TRAILING = re.compile(r"""[ \t.,;)*_`'"]*""")  # what may follow a prose value that is the line's last word
-_NOT_A_KEY = re.compile(r".*(?:monkey|keyboard|hotkey|keyword|author|tokeni[sz]|passenger|passport|bypass|compass).*")
-_PUNCTUATION = re.compile(r"[^A-Za-z0-9]+")
-_INNER_ASSIGNMENT = re.compile(r"([A-Za-z_][\w.-]*)=(?!=|$)")
+_TRAILING = _Lazy(r"""[ \t.,;)*_`'"]*""")  # what may follow a prose value that is the line's last word
+_NOT_A_KEY = _Lazy(r".*(?:monkey|keyboard|hotkey|keyword|author|tokeni[sz]|passenger|passport|bypass|compass).*")
+_PUNCTUATION = _Lazy(r"[^A-Za-z0-9]+")
+_INNER_ASSIGNMENT = _Lazy(r"([A-Za-z_][\w.-]*)=(?!=|$)")
 # Words, an identifier, an env var name.  `[A-Za-z]+(?:[A-Z][a-z]+)+` (camelCase) is `_camel`, in linear form.
-_WORDS = re.compile(r"[A-Z]?[a-z]+(?:[-_ .][A-Za-z][a-z]*)*|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*")
-_CAMEL_END = re.compile(r"[A-Z][a-z]+\Z")
+_WORDS = _Lazy(r"[A-Z]?[a-z]+(?:[-_ .][A-Za-z][a-z]*)*|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*")
+_CAMEL_END = _Lazy(r"[A-Z][a-z]+\Z")
 
 
 def wordy(value: str) -> bool:

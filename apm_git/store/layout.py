@@ -61,6 +61,18 @@ def groups(repo: MemoryRepo) -> list[str]:
     return sorted(name for name in found if is_group_name(name))
 
 
+def is_group(repo: MemoryRepo, name: str) -> bool:
+    """Whether `name` is one of `groups(repo)`, asking only about that name (a flush asks about the groups it
+    touched, not all of them)."""
+    if not is_group_name(name):
+        return False
+    folder = repo.memory / GROUPS
+    if (folder / f"{name}.md").is_file():
+        return True
+    inner = folder / name
+    return inner.is_dir() and not inner.is_symlink()
+
+
 def _missing(repo: MemoryRepo, rels: list[str]) -> list[str]:
     """Which of `rels` do not exist, in order.  The caller has checked their folder with `repo.path`;
     a file that is a link counts as existing, and a link that leaves the memory dir is refused."""

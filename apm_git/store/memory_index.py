@@ -16,17 +16,19 @@ from apm_git.store import cache, layout
 from apm_git.store.odd_names import skipped
 from apm_git.store.repo import MemoryRepo
 
-OTHERS_CACHE = "index-files.cache"  # per file: size, mtime, lines, last date, hint, entries in conflict
+OTHERS_CACHE = "index-files.cache"  # per file: size, mtime, lines, last date, hint, entries in conflict, blob
 # A cache row: size, mtime (-1: racy, read again), lines, last date, hint, (entry id, Conflicts value) of each
-# entry in conflict.  A row of another length (an older apm-git's) is read again.
-Row = tuple[int, int, int, str, str, tuple[tuple[str, str], ...]]
-ROW = 6
+# entry in conflict, and the blob id git holds for that text ("": not known).  A row of another length (an
+# older apm-git's) is read again.
+Row = tuple[int, int, int, str, str, tuple[tuple[str, str], ...], str]
+ROW = 7
 SUMMARIES_CACHE = "index-summaries.cache"  # per category file, journal or kept file: its summary and conflicts
 RACY_NS = 2_000_000_000  # a file changed this recently may change again within the same mtime
 
 
 def build_index(
     repo: MemoryRepo, today: dt.date, exclude: Collection[str] = (), instead: Mapping[str, str | None] = {},
+    blobs: Mapping[str, str] = {},
 ) -> str:
     """INDEX.md for the files that exist.
 
@@ -35,6 +37,8 @@ def build_index(
     it withholds counts as its committed version (or as absent when it has none), and nothing of
     its new text (a journal title holding a token) reaches the committed index; a consolidation
     builds the index of its result before writing any of it (its planned texts, moved files None).
+    `blobs`: memory-relative name -> the blob id git finds the work tree's file to hold (a flush's scan
+    knows them), so a file whose cached row names that blob is not even stat'ed.
     """
 
     summaries = _Summaries(repo, exclude, instead)
@@ -63,7 +67,7 @@ def build_index(
             conflicts += found[1]
     summaries.save()
     listed = {names.INDEX, *live, *repo.config.routing.values()}
-    others, elsewhere = _others(repo, listed, exclude, instead)
+    others, elsewhere = _others(repo, listed, exclude, instead, blobs)
     return index_md.render(today, categories, journals, conflicts + elsewhere, budget, others,
                            repo.config.budget_for(names.INDEX))
 
@@ -151,11 +155,13 @@ def _from_row(name: str, row: tuple[object, ...]) -> Summary | None:
 
 def _others(
     repo: MemoryRepo, listed: Collection[str], exclude: Collection[str], instead: Mapping[str, str | None],
+    blobs: Mapping[str, str],
 ) -> tuple[list[index_md.OtherFile], list[index_md.Conflict]]:
     """Every other Markdown file of the memory dir (not groups/ or main/, which have their own indexes;
     not hidden folders), summarized; and the entries in conflict (a `Conflicts:` field) of every file
     that is neither listed nor archived, groups/ and main/ included.  A file whose size and mtime are
-    as last time is not read again."""
+    as last time is not read again; one git finds unchanged as the blob its row names (`blobs`) is not
+    stat'ed either, so a flush costs the files that changed, not a system call per file."""
     path = repo.state_dir / OTHERS_CACHE
     stored = cache.read(path)
     known: dict[str, Row] = stored if isinstance(stored, dict) else {}
@@ -177,15 +183,11 @@ def _others(
                     found.append(_summary(rel, given))
                 conflicts += _conflicts(rel, given)
             continue
+        blob = blobs.get(rel, "")
+        row = known.get(rel)
         try:
-            st = os.stat(os.path.join(memory, rel))  # noqa: PTH116, PTH118  # no Path per file: 1,400 of them
-            row = known.get(rel)
-            if row is None or len(row) != ROW or row[:2] != (st.st_size, st.st_mtime_ns):
-                text = repo.read(rel) or ""
-                summary = _summary(rel, text)
-                row = (st.st_size, st.st_mtime_ns if st.st_mtime_ns < racy else -1, summary.lines,
-                       summary.last_updated, summary.hint,
-                       tuple((conflict.entry, conflict.what) for conflict in _conflicts(rel, text)))
+            if row is None or len(row) != ROW or not blob or row[6] != blob:
+                row = _row(repo, rel, row, blob, os.stat(os.path.join(memory, rel)), racy)  # noqa: PTH116, PTH118
         except TooLarge as error:
             if indexed:
                 found.append(index_md.OtherFile(rel, repo.count_lines(rel), "—",
@@ -206,6 +208,19 @@ def _others(
     archived = [other for other in found if other.name.startswith(f"{names.ARCHIVE}/")]
     rest = [other for other in found if not other.name.startswith(f"{names.ARCHIVE}/")]
     return rest + ([index_md.archive_row(f"{names.ARCHIVE}/", archived)] if archived else []), conflicts
+
+
+def _row(repo: MemoryRepo, rel: str, row: Row | None, blob: str, st: os.stat_result, racy: int) -> Row:
+    """The cache row of a file: the one known when its size and mtime are as then (now naming `blob`),
+    else from its text, read again.  A file changed within RACY_NS keeps no mtime and names no blob: it
+    may have changed since git looked."""
+    if row is not None and len(row) == ROW and row[:2] == (st.st_size, st.st_mtime_ns):
+        return (*row[:6], blob or row[6])
+    text = repo.read(rel) or ""
+    summary = _summary(rel, text)
+    settled = st.st_mtime_ns < racy
+    return (st.st_size, st.st_mtime_ns if settled else -1, summary.lines, summary.last_updated, summary.hint,
+            tuple((conflict.entry, conflict.what) for conflict in _conflicts(rel, text)), blob if settled else "")
 
 
 def _conflicts(rel: str, text: str) -> list[index_md.Conflict]:
@@ -267,6 +282,7 @@ def _unread(repo: MemoryRepo, name: str, error: TooLarge) -> index_md.FileSummar
 
 def refresh_index(
     repo: MemoryRepo, today: dt.date, exclude: Collection[str] = (), instead: Mapping[str, str] = {},
+    blobs: Mapping[str, str] = {},
 ) -> bool:
     """Rewrite INDEX.md when its text would change beyond the "Last rebuilt" date; True when it did.
 
@@ -275,7 +291,7 @@ def refresh_index(
     An INDEX.md that apm-git did not write is never overwritten: it is moved to kept/ first.
     """
     keep_own_index(repo)
-    text = build_index(repo, today, exclude, instead)
+    text = build_index(repo, today, exclude, instead, blobs)
     old = repo.read(names.INDEX)
     if old is not None and _undated(old) == _undated(text):
         return False

@@ -65,6 +65,7 @@ def validator(name: str) -> Draft202012Validator:
 
 
 def test_every_command_with_json_has_a_schema_and_a_row_in_the_docs() -> None:
+    cli.resolve_all()  # every command imported
     commands = leaf_commands(cli)
     with_json = {name for name, command in commands.items()
                  if any("--json" in param.opts for param in command.params)}

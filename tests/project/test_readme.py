@@ -11,6 +11,7 @@ from apm_git.cli.app import cli
 ROOT = Path(__file__).resolve().parents[2]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 REFERENCE = (ROOT / "docs" / "commands.md").read_text(encoding="utf-8")
+cli.resolve_all()  # every command imported: the tests below read cli.commands
 TABLE = REFERENCE.split("# Commands", 1)[1].split("\n## ", 1)[0]
 
 
