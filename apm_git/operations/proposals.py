@@ -36,6 +36,7 @@ from apm_git.operations.consolidation import Planned, Stage, StageResult, counte
 from apm_git.operations.recheck import refuse_findings
 from apm_git.operations.stages import DeepSleep, Rem
 from apm_git.store.clone import clone_trailer
+from apm_git.store.commit import note_identity
 from apm_git.store.repo import MemoryRepo
 from apm_git.store.state import record_quiet_run
 from apm_git.store.writer import write_lock
@@ -251,6 +252,7 @@ def _commit_proposal(repo: MemoryRepo, result: StageResult, changes: Changes, bo
     head = git.head(repo.root)
     built = git.build_commit(repo.root, repo.git_dir, head, list(contents), text, contents=contents,
                              env=clock.git_date_env())
+    note_identity(repo, built)
     existing = {p.name: p.commit for p in same_stage}
     git.update_ref(repo.root, REFS + name, built.commit, existing.get(name), f"apm-git: propose {result.stage}")
     for open_one in same_stage:

@@ -27,7 +27,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterator
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 ALLOW = "pragma: allowlist secret"
 ALLOW_COMMENT = f"<!-- {ALLOW} -->"  # what `--allow-secret` ends a line with: invisible in rendered Markdown
@@ -61,6 +61,12 @@ class _Lazy:
         return method
 
 
+def _lazy(pattern: str, flags: int = 0) -> re.Pattern[str]:
+    """A `_Lazy`, typed as the pattern it stands for (it answers the pattern's methods), so the type checker
+    reads every call site as a call on a compiled pattern."""
+    return cast("re.Pattern[str]", _Lazy(pattern, flags))
+
+
 # Words that make an identifier name a secret.  The scanner's keyword plugin reads the same
 # pattern; the password-like ones (any value counts) are told apart there.
 KEY_WORDS = (
@@ -71,21 +77,21 @@ KEY_WORDS = (
 SEPARATOR = r"""[\]"'`*]{0,3}[ \t]{0,16}(?::=|=>|[=:]|[ \t](?:is|was)[ \t])"""
 
 _TOKEN_CHARS = r"[A-Za-z0-9_+/-]"
-_TOKEN = _Lazy(_TOKEN_CHARS + "{16,}")  # `=` ends a run: `commit=<sha>` is a key and a sha
+_TOKEN = _lazy(_TOKEN_CHARS + "{16,}")  # `=` ends a run: `commit=<sha>` is a key and a sha
 # Searched in the lowercased text: a case-insensitive alternation is several times slower.
-_KEY = _Lazy(KEY_WORDS)
-_KEY_ANY_CASE = _Lazy(KEY_WORDS, re.IGNORECASE)
-_AFTER_KEY = _Lazy(rf"[\w.-]{{0,{KEY_REACH}}}{SEPARATOR}")
-_IDENTIFIER = _Lazy(rf"[\w.-]{{0,{KEY_REACH + 1}}}")  # one more than KEY_REACH: tells an over-long one
-_IDENTIFIER_REST = _Lazy(r"[\w.-]*")  # the rest of an over-long identifier, passed over once
-_SIGNS = _Lazy(r"://[^\s/@]*@|BEGIN[A-Z ]{0,40} PRIVATE KEY|PuTTY-User-Key-File")
-_PARTS = _Lazy(r"[-_+/=.~]+")
-_CAPITALS = _Lazy(r"[A-Z]+[0-9]{0,4}")  # `DEEPSEEK`, `TRACK17`, `HTTP2`
-_ONE_CASE_HEX = _Lazy(r"[0-9a-f_-]+|[0-9A-F_-]+")
+_KEY = _lazy(KEY_WORDS)
+_KEY_ANY_CASE = _lazy(KEY_WORDS, re.IGNORECASE)
+_AFTER_KEY = _lazy(rf"[\w.-]{{0,{KEY_REACH}}}{SEPARATOR}")
+_IDENTIFIER = _lazy(rf"[\w.-]{{0,{KEY_REACH + 1}}}")  # one more than KEY_REACH: tells an over-long one
+_IDENTIFIER_REST = _lazy(r"[\w.-]*")  # the rest of an over-long identifier, passed over once
+_SIGNS = _lazy(r"://[^\s/@]*@|BEGIN[A-Z ]{0,40} PRIVATE KEY|PuTTY-User-Key-File")
+_PARTS = _lazy(r"[-_+/=.~]+")
+_CAPITALS = _lazy(r"[A-Z]+[0-9]{0,4}")  # `DEEPSEEK`, `TRACK17`, `HTTP2`
+_ONE_CASE_HEX = _lazy(r"[0-9a-f_-]+|[0-9A-F_-]+")
 # camelCase and PascalCase words, with an optional version number: `getLanNetworkListV2`, `XMLHttpRequest`
-_WORDY = _Lazy(r"[A-Z]*[a-z]+(?:[A-Z]{1,4}[a-z]{2,})*[A-Z]{0,4}[0-9]{0,4}")
+_WORDY = _lazy(r"[A-Z]*[a-z]+(?:[A-Z]{1,4}[a-z]{2,})*[A-Z]{0,4}[0-9]{0,4}")
 # What stands before an over-long run that is public by design: an ssh public key, a data: URI.
-_PUBLIC_BEFORE = _Lazy(
+_PUBLIC_BEFORE = _lazy(
     r"(?:(?:ssh-(?:rsa|dss|ed25519)|ecdsa-sha2-nistp\d{3}|sk-(?:ssh-ed25519|ecdsa-sha2-nistp256)@openssh\.com)[ \t]"
     r"|data:[\w.+/-]{0,60};base64,)\Z",
 )
@@ -165,24 +171,24 @@ def suspicious_run(line: str, start: int, end: int) -> bool:
 
 
 # The password-like words: any value counts, not only a random-looking one.
-_PASSWORD = _Lazy(
+_PASSWORD = _lazy(
     r"pass(?:word|wd|phrase|code)?(?![a-z])|(?<![a-z])pwd|(?<![a-z])pw(?![a-z])"
     r"|contrase[ñn]a|passwort|senha|пароль|密码|密碼|口令|パスワード|비밀번호",
 )
-_VALUE = _Lazy(
+_VALUE = _lazy(
     rf"(?P<sep>{SEPARATOR})[ \t]{{0,16}}"
     rf"""(?P<value>"[^"\n]{{0,{MAX_TOKEN}}}"|'[^'\n]{{0,{MAX_TOKEN}}}'|`[^`\n]{{0,{MAX_TOKEN}}}`"""
     rf"""|[^\s"'`,;]{{1,{MAX_TOKEN}}}(?![^\s"'`,;]))""",
     re.IGNORECASE,
 )
 _VALUE_REACH = 3 + 16 + 4 + 16 + MAX_TOKEN + 2  # the most `_VALUE` reads
-_TRAILING = _Lazy(r"""[ \t.,;)*_`'"]*""")  # what may follow a prose value that is the line's last word
-_NOT_A_KEY = _Lazy(r".*(?:monkey|keyboard|hotkey|keyword|author|tokeni[sz]|passenger|passport|bypass|compass).*")
-_PUNCTUATION = _Lazy(r"[^A-Za-z0-9]+")
-_INNER_ASSIGNMENT = _Lazy(r"([A-Za-z_][\w.-]*)=(?!=|$)")
+_TRAILING = _lazy(r"""[ \t.,;)*_`'"]*""")  # what may follow a prose value that is the line's last word
+_NOT_A_KEY = _lazy(r".*(?:monkey|keyboard|hotkey|keyword|author|tokeni[sz]|passenger|passport|bypass|compass).*")
+_PUNCTUATION = _lazy(r"[^A-Za-z0-9]+")
+_INNER_ASSIGNMENT = _lazy(r"([A-Za-z_][\w.-]*)=(?!=|$)")
 # Words, an identifier, an env var name.  `[A-Za-z]+(?:[A-Z][a-z]+)+` (camelCase) is `_camel`, in linear form.
-_WORDS = _Lazy(r"[A-Z]?[a-z]+(?:[-_ .][A-Za-z][a-z]*)*|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*")
-_CAMEL_END = _Lazy(r"[A-Z][a-z]+\Z")
+_WORDS = _lazy(r"[A-Z]?[a-z]+(?:[-_ .][A-Za-z][a-z]*)*|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*")
+_CAMEL_END = _lazy(r"[A-Z][a-z]+\Z")
 
 
 def wordy(value: str) -> bool:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from apm_git.model import trailers
 from apm_git.store.repo import MemoryRepo
-from tests.conftest import Invoke, git
+from tests.conftest import Invoke, git, run_apm
 
 MARCH = "2026-03-01T10:00:00+00:00"
 JUNE = "2026-06-01T10:00:00+00:00"
@@ -178,3 +178,15 @@ def test_proposals_need_a_listed_name(repo: MemoryRepo, run_cli: Invoke) -> None
     said = mem.cli("accept", "../../HEAD", code=1)
     assert "no open proposal ../../HEAD" in said
     assert not list(Path(repo.git_dir).glob("refs/heads/apm-git/**/*"))
+
+
+def test_a_proposal_made_as_apm_git_says_so_once(repo: MemoryRepo, run_cli: Invoke, tmp_path: Path) -> None:
+    """No git identity here: the proposal is committed as apm-git and the command says so, as a flush does."""
+    memory(repo, run_cli)
+    git(repo.root, "config", "user.useConfigOnly", "true")  # no identity may be guessed: git refuses to commit
+    home = tmp_path / "no-identity-home"
+    home.mkdir()
+    ran = run_apm("rem", "--propose", cwd=repo.root, env={"HOME": str(home), "APM_GIT_NOW": JUNE})
+    assert ran.exit_code == 0, ran.stderr
+    assert ran.stderr.count("git has no user identity here") == 1, ran.stderr
+    assert git(repo.root, "log", "-1", "--format=%ae", BRANCH).strip() == "apm-git@localhost"
