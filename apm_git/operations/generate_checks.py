@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from apm_git.checks import generate
-from apm_git.present.generate_schemas import check_id_schemas
+from apm_git.present.generate_schemas import check_id_schemas, report
 
 COMMAND = "python -m apm_git.operations.generate_checks"
 
@@ -54,9 +54,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as error:
         sys.stderr.write(f"generate_checks: {error}\n")
         return 1
-    verb = f"out of date (run `{COMMAND}`)" if args.check else "written"
-    sys.stdout.write("".join(f"{name}: {verb}\n" for name in stale))
-    return 1 if stale and args.check else 0
+    return report(stale, check=args.check, command=COMMAND)
 
 
 if __name__ == "__main__":

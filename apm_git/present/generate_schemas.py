@@ -100,9 +100,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as error:
         sys.stderr.write(f"generate_schemas: {error}\n")
         return 1
-    verb = f"out of date (run `{COMMAND}`)" if args.check else "written"
+    return report(stale, check=args.check, command=COMMAND)
+
+
+def report(stale: Sequence[str], *, check: bool, command: str) -> int:
+    """A generator's last word, for this one and `generate_checks`: each stale file, and exit 1 under --check."""
+    verb = f"out of date (run `{command}`)" if check else "written"
     sys.stdout.write("".join(f"{name}: {verb}\n" for name in stale))
-    return 1 if stale and args.check else 0
+    return 1 if stale and check else 0
 
 
 if __name__ == "__main__":
