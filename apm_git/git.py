@@ -104,6 +104,30 @@ def status(root: Path, pathspecs: Sequence[str]) -> list[Change]:
     return [change for change in changes if not is_temporary(change.path)]
 
 
+def status_at_head(root: Path, pathspecs: Sequence[str]) -> tuple[str | None, list[Change]]:
+    """HEAD's commit id (None before the first commit) and `status` of `pathspecs`, from one git process
+    (`--porcelain=v2 --branch`, whose header names the commit): a flush needs both, and each git process
+    costs it 2-3 ms.  The entries are `status`'s, with v2's `.` ("unchanged") read as v1's space."""
+    if not pathspecs:
+        return head(root), []
+    proc = _run(root, "status", "--porcelain=v2", "-z", "--branch", "--no-ahead-behind", "--untracked-files=all",
+                "--no-renames", "--", *pathspecs)
+    commit: str | None = None
+    changes = []
+    for entry in _split_z(proc.stdout):
+        kind, _, rest = entry.partition(" ")
+        if kind == "#":
+            key, _, value = rest.partition(" ")
+            if key == "branch.oid":
+                commit = None if value == "(initial)" else value
+        elif kind in ("1", "u"):  # ordinary, unmerged: XY, then 7 or 9 fields, then the path
+            fields = rest.split(" ", 7 if kind == "1" else 9)
+            changes.append(Change(fields[0].replace(".", " "), fields[-1]))
+        elif kind in ("?", "!"):
+            changes.append(Change(kind * 2, rest))
+    return commit, [change for change in changes if not is_temporary(change.path)]
+
+
 def init(path: Path) -> None:
     """`git init` of a new repository at `path`."""
     _run(path, "init", "--quiet")

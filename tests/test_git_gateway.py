@@ -131,3 +131,31 @@ def test_staged_reads_raise_when_read_where_git_failed(tmp_path: Path) -> None:
     assert list(reads.listing()) == ["a.md"]
     with pytest.raises(GitError, match=r"^`git diff-index --cached` failed \(128\)"):
         reads.changes()
+
+
+def test_status_at_head_is_status_and_head_from_one_process(tmp_path: Path) -> None:
+    """Porcelain v2 read as v1: every kind of entry, odd names, and the unborn branch."""
+    root = tmp_path / "r"
+    root.mkdir()
+    git(root, "init", "-q")
+    (root / "mem").mkdir()
+    (root / "mem" / "a b.md").write_text("one\n", encoding="utf-8")
+    assert gateway.status_at_head(root, ["mem"]) == (None, gateway.status(root, ["mem"]))
+    for name in ("kept.md", "gone.md", "staged.md", "both.md", "пути с пробелом.md"):
+        (root / "mem" / name).write_text("x\n", encoding="utf-8")
+    git(root, "add", "mem")
+    git(root, "commit", "-q", "-m", "first")
+    (root / "mem" / "a b.md").write_text("two\n", encoding="utf-8")  # " M"
+    (root / "mem" / "gone.md").unlink()  # " D"
+    (root / "mem" / "staged.md").write_text("y\n", encoding="utf-8")
+    git(root, "add", "mem/staged.md")  # "M "
+    (root / "mem" / "both.md").write_text("y\n", encoding="utf-8")
+    git(root, "add", "mem/both.md")
+    (root / "mem" / "both.md").write_text("z\n", encoding="utf-8")  # "MM"
+    git(root, "mv", "mem/kept.md", "mem/moved.md")  # no renames: "D " and "A "
+    (root / "mem" / "new\tline.md").write_text("n\n", encoding="utf-8")  # "??", a tab in its name
+    head, changes = gateway.status_at_head(root, ["mem"])
+    assert head == gateway.head(root)
+    assert sorted(changes) == sorted(gateway.status(root, ["mem"]))
+    assert {change.xy for change in changes} == {" M", " D", "M ", "MM", "D ", "A ", "??"}
+    assert gateway.status_at_head(root, []) == (head, [])

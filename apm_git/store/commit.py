@@ -20,6 +20,7 @@ def commit(
     contents: Mapping[str, bytes | None] | None = None,
     updates: Sequence[landing.Update] = (),
     before_landing: Callable[[str], None] | None = None,
+    parent: str | None = "HEAD",
 ) -> str:
     """Commit exactly the repo-relative `paths` on top of HEAD; anything else the user staged stays staged.
 
@@ -29,10 +30,12 @@ def commit(
     built apart from the user's index, and a failure before the branch moves (signing, a full
     disk, a lock, HEAD moved meanwhile) leaves the index and the work tree exactly as they were.
     `before_landing` sees the built commit before the branch moves, and may refuse it by raising.
+    `parent`: the commit the caller read and checked (None: the branch is unborn), or "HEAD" to read it
+    now; the branch moves only if it still names that commit (store/landing.py).
     """
     text = trailer_model.message(subject, [*trailers, clone_trailer(repo.git_dir)], body)
     env = clock.git_date_env()
-    parent = git.head(repo.root)
+    parent = git.head(repo.root) if parent == "HEAD" else parent
     built = git.build_commit(repo.root, repo.git_dir, parent, list(paths), text, contents=contents, env=env)
     note_identity(repo, built)
     if before_landing is not None:

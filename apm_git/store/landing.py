@@ -28,9 +28,9 @@ from typing import Any
 from apm_git import git
 from apm_git.errors import GitError, StateError
 from apm_git.store.atomic import TEMP_SUFFIX, write_atomic
-from apm_git.store.repo import MemoryRepo
+from apm_git.store.repo import COMMIT_JOURNAL, MemoryRepo
 
-JOURNAL = "commit-journal.json"  # under .git/apm-git/
+JOURNAL = COMMIT_JOURNAL  # under .git/apm-git/
 VERSION = 1
 
 @dataclasses.dataclass(frozen=True)

@@ -16,6 +16,7 @@ from apm_git.store.odd_names import skipped
 
 ENV_REPO = "APM_GIT_REPO"
 STATE_DIR = "apm-git"  # under the git dir: locks, caches, session state
+COMMIT_JOURNAL = "commit-journal.json"  # under STATE_DIR: a commit whose landing is not finished (store/landing.py)
 CONFIG_CACHE = "config.cache"
 
 

@@ -14,15 +14,16 @@ import contextlib
 from collections.abc import Iterator
 
 from apm_git.errors import LockTimeout, StateError
-from apm_git.store import landing
 from apm_git.store.lock import check_writable, file_lock
-from apm_git.store.repo import STATE_DIR, MemoryRepo
+from apm_git.store.repo import COMMIT_JOURNAL, STATE_DIR, MemoryRepo
 
 
 @contextlib.contextmanager
 def write_lock(repo: MemoryRepo, *, timeout: float | None = None) -> Iterator[None]:
     """Hold the repository's writer lock (giving up after `timeout`, default the lock timeout) with any
     interrupted commit finished first."""
+    from apm_git.store import landing  # git's gateway and hashlib: only for a writer
+
     check_writable(repo)
     with file_lock(repo.git_dir / STATE_DIR / "lock", "another apm-git process", timeout=timeout):
         landing.finish_interrupted(repo)
@@ -35,7 +36,7 @@ def finish_pending(repo: MemoryRepo, *, wait: bool) -> None:
     A reader (`wait=False`) does it only when the lock is free and the disk writable; otherwise it
     says so in one line and goes on reading.
     """
-    if not landing.journal_path(repo).exists():
+    if not interrupted(repo):
         return
     try:
         with write_lock(repo, timeout=None if wait else 0.0):
@@ -48,8 +49,10 @@ def finish_pending(repo: MemoryRepo, *, wait: bool) -> None:
 
 def note_pending(repo: MemoryRepo) -> None:
     """One line when a commit was interrupted and its work-tree update is not finished."""
-    if not landing.journal_path(repo).exists():
+    if not interrupted(repo):
         return
+    from apm_git.store import landing
+
     try:
         record = landing.read_journal(repo)
     except StateError as error:
@@ -60,3 +63,9 @@ def note_pending(repo: MemoryRepo) -> None:
             f"`{record['subject']}` is not finished: the work tree may not hold all of it yet; "
             "any apm-git command that writes (e.g. `apm-git flush`) finishes it",
         )
+
+
+def interrupted(repo: MemoryRepo) -> bool:
+    """Whether a commit's landing was cut short (its journal is there), asked without importing the
+    landing: a reader that finds none, as nearly every one does, never loads git's gateway."""
+    return (repo.git_dir / STATE_DIR / COMMIT_JOURNAL).exists()

@@ -37,3 +37,22 @@ def test_notes_belong_to_the_repository_that_was_opened(repo: MemoryRepo) -> Non
     assert second.take_notes() == []
     assert first.take_notes() == ["one"]
     assert first.take_notes() == []
+
+
+def test_a_reader_with_no_interrupted_commit_never_loads_gits_gateway(repo: MemoryRepo) -> None:
+    """`finish_pending` asks whether a landing was cut short without importing the landing: a search that
+    re-indexes nothing starts no git process, so it does not pay for importing git's gateway either."""
+    import subprocess
+    import sys
+
+    run_apm("search", "redis", cwd=repo.root)  # the index is built (that may hash files)
+    ran = subprocess.run([sys.executable, "-X", "importtime", "-m", "apm_git", "--repo", str(repo.root), "search",
+                          "redis"], capture_output=True, check=True)
+    imported = {line.rsplit("|", 1)[-1].strip() for line in ran.stderr.decode().splitlines() if "|" in line}
+    assert "apm_git.store.writer" in imported
+    assert "apm_git.git" not in imported and "apm_git.store.landing" not in imported
+    (repo.git_dir / "apm-git" / landing.JOURNAL).write_text("{", encoding="utf-8")  # a journal cut short
+    ran = subprocess.run([sys.executable, "-X", "importtime", "-m", "apm_git", "--repo", str(repo.root), "search",
+                          "redis"], capture_output=True, check=False)
+    imported = {line.rsplit("|", 1)[-1].strip() for line in ran.stderr.decode().splitlines() if "|" in line}
+    assert "apm_git.store.landing" in imported  # a journal there: the landing reads it
