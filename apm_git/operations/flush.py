@@ -15,26 +15,14 @@ from collections.abc import Collection
 from typing import Any
 
 from apm_git import clock, git
-from apm_git.checks import baseline, budget, index_fresh, no_secrets
-from apm_git.checks.run import CHECKS, run_checks
-from apm_git.errors import ApmGitError, InvalidUtf8
 from apm_git.model import names
 from apm_git.model.commit_text import clean_findings, flush_text
 from apm_git.model.vocabulary import FlushTrigger
 from apm_git.model.withhold import WithheldSection
-from apm_git.operations.flush_keep import (
-    KeptAtFlush,
-    committed_index,
-    files_line,
-    keep_losses,
-    loss_line,
-    unreadable_line,
-    withhold_secrets,
-)
-from apm_git.operations.gather import WORKTREE, Sides, gather
-from apm_git.store import layout
+from apm_git.operations.flush_plan import FlushPlan, plan_flush, scan
+from apm_git.store import cache, layout
 from apm_git.store.commit import commit
-from apm_git.store.memory_index import keep_own_index, refresh_index
+from apm_git.store.memory_index import keep_own_index
 from apm_git.store.odd_names import skipped
 from apm_git.store.repo import MemoryRepo
 from apm_git.store.scope import Scope
@@ -106,37 +94,48 @@ def flush_locked(
     tx.guard(names.INDEX)
     tx.guard(names.FLUSH_STATE)
     try:
-        kept = _check(repo, scope, pathspecs, now.date(), result, changed)
-        # A file with a withheld section is committed less that section (kept.contents), not held back whole.
-        held = (set(result.withheld) - set(kept.contents)) | set(kept.as_head)
-        if all(change.path in held for change in changed):
-            tx.rollback()
-            result.skipped = "nothing to flush: " + (
-                "the only changes are withheld (suspected secrets, files too large)"
-                if result.withheld and not set(kept.as_head) - set(result.withheld)
-                else "every change is held back (see above)")
-            return result
-        flushed = [change.path for change in changed if change.path not in held]
-        findings = clean_findings(result.findings + result.notes)  # into history: bounded, no credential
-        _record_flush(repo, scope, flushed, now, trigger, session, findings)
-        # Under the lock only the state file and INDEX.md changed since `changed` was read.
-        rewritten = [repo.repo_path(names.FLUSH_STATE)]
-        rewritten += [repo.repo_path(names.INDEX)] if scope.covers_dreaming else []
-        changes = [change for change in changed if change.path not in rewritten]
-        changes += git.status(repo.root, rewritten)
-        paths = [change.path for change in changes if change.path not in held]
-        paths += [path for path in kept.contents if path not in paths]
-        if not paths:  # only machine-made files were missing, and they came back as HEAD has them
-            result.skipped = "nothing to flush"
-            return result
-        result.files = sorted(set(paths))
-        trailers = [("Apm-Trigger", trigger), ("Apm-Scope", str(scope)), ("Apm-Session", session or "none")]
-        trailers += [("Apm-Finding", finding) for finding in findings]
-        subject, body = _subject(message, len(result.files), trigger, str(scope), trailers)
-        result.commit = commit(repo, paths, subject, trailers, body=body, contents=kept.contents)
+        plan = plan_flush(repo, scope, now.date(), scan(repo, pathspecs, changed))
+        return _execute(repo, plan, tx, result, changed, scope, now, message)
     except BaseException:
         tx.rollback()
         raise
+
+
+def _execute(
+    repo: MemoryRepo, plan: FlushPlan, tx: Transaction, result: FlushResult, changed: list[git.Change],
+    scope: Scope, now: dt.datetime, message: str | None,
+) -> FlushResult:
+    """Carry a plan out: the caches, INDEX.md and flush-state.json, then the commit (under `tx`)."""
+    for path, rows in plan.caches.items():
+        cache.write(path, rows)
+    result.findings, result.notes = [*result.findings, *plan.findings], list(plan.notes)
+    result.withheld, result.withheld_sections = list(plan.withheld), list(plan.withheld_sections)
+    result.too_large, result.lost, result.unreadable = list(plan.too_large), dict(plan.lost), list(plan.unreadable)
+    result.kept_files = list(plan.kept_files)
+    held = plan.held
+    if all(change.path in held for change in changed):
+        result.skipped = plan.why_nothing()
+        return result
+    if plan.index is not None:
+        repo.write(names.INDEX, plan.index)  # guarded by `tx`
+    flushed = [change.path for change in changed if change.path not in held]
+    findings = clean_findings(result.findings + result.notes)  # into history: bounded, no credential
+    _record_flush(repo, scope, flushed, now, result.trigger, result.session, findings)
+    # Under the lock only the state file and INDEX.md changed since `changed` was read.
+    rewritten = [repo.repo_path(names.FLUSH_STATE)]
+    rewritten += [repo.repo_path(names.INDEX)] if scope.covers_dreaming else []
+    changes = [change for change in changed if change.path not in rewritten]
+    changes += git.status(repo.root, rewritten)
+    paths = [change.path for change in changes if change.path not in held]
+    paths += [path for path in plan.contents if path not in paths]
+    if not paths:  # only machine-made files were missing, and they came back as HEAD has them
+        result.skipped = "nothing to flush"
+        return result
+    result.files = sorted(set(paths))
+    trailers = [("Apm-Trigger", result.trigger), ("Apm-Scope", str(scope)), ("Apm-Session", result.session or "none")]
+    trailers += [("Apm-Finding", finding) for finding in findings]
+    subject, body = _subject(message, len(result.files), result.trigger, str(scope), trailers)
+    result.commit = commit(repo, paths, subject, trailers, body=body, contents=plan.contents)
     return result
 
 
@@ -152,88 +151,6 @@ def _subject(message: str | None, files: int, trigger: str, scope: str,
     trailers.append(("Apm-Files", str(files)))
     rest = "\n".join(lines[lines.index(first) + 1:]).strip()
     return f"flush: {first}", rest or None
-
-
-def _check(
-    repo: MemoryRepo, scope: Scope, pathspecs: list[str], today: dt.date, result: FlushResult,
-    changed: list[git.Change],
-) -> KeptAtFlush:
-    """The checks of docs/design.md 5 on the scope's changes (HEAD -> work tree), in-process.
-
-    Nothing here refuses to save memory: findings are recorded, and only the sections that
-    look like they hold a secret are withheld from the commit (the rest of their file is
-    committed; operations/flush_keep.withhold_secrets).  Lost entries and unreadable
-    files keep their HEAD version in the commit (`keep_losses`).  INDEX.md is rebuilt
-    (dreaming scopes) without any new file that is withheld, so it never names a file
-    the commit lacks, and with every file the commit keeps.  `changed`: the status of the scope just
-    read, which spares the scan two git processes when the scope is the whole memory dir.
-    """
-    everything = repo.memory_prefix in pathspecs and not any(spec.startswith(":") for spec in pathspecs)
-    status = changed if everything else None
-    try:
-        snap = gather(repo, Sides(git.head(repo.root), WORKTREE, "HEAD", "the work tree"), pathspecs=pathspecs,
-                      base_texts=True, status=status)
-    except ApmGitError as error:
-        result.findings.append(f"the checks could not run: {error}")
-        snap = None
-    if snap is not None and (problem := baseline.unreadable(snap)):
-        result.findings.append(problem)  # said once; the checks run as if there were no baseline
-    kept = KeptAtFlush()
-    if snap is not None:
-        secrets, new_secrets = baseline.withheld_secrets(snap, no_secrets.validate(snap))
-        result.too_large = sorted(snap.oversized)  # unread, so unchecked: withheld like a secret
-        result.withheld = sorted({finding.path for finding in secrets} | set(result.too_large))
-        result.findings += [str(finding) for finding in [*new_secrets, *budget.too_large(snap)]]
-        withheld = withhold_secrets(snap, secrets)
-        result.withheld_sections = withheld.sections
-        snap.leave_out([*withheld.whole, *result.too_large])
-        for path, committed in withheld.contents.items():
-            snap.commit_as(path, committed)
-        unreadable = dict(snap.unreadable)
-        kept = keep_losses(snap, repo.root)
-        for path, committed in withheld.contents.items():  # keep_losses read the same text when it kept an entry
-            if path not in kept.contents and path not in kept.as_head:
-                kept.contents[path] = committed.encode("utf-8")
-        partial = set(withheld.contents)
-        result.lost = dict(kept.lost)
-        result.kept_files = list(kept.files)
-        result.unreadable = list(kept.unreadable)
-        result.notes += [unreadable_line(path, *unreadable[path]) for path in kept.unreadable]
-        result.notes += [loss_line(kept)] if kept.lost else []
-        result.notes += [files_line(kept)] if kept.files else []
-    else:
-        partial = set()
-    index_error = None
-    if scope.covers_dreaming:
-        # Nothing derived from a withheld section is committed: the index reads the committed text.
-        whole = [path for path in result.withheld if path not in partial]
-        added = [repo.memory_rel(path) or path for path in whole if snap and path not in snap.base]
-        index = repo.repo_path(names.INDEX)
-        base = snap.base if snap else {}
-        withheld_texts = {repo.memory_rel(path) or path: base[path] for path in whole if path in base}
-        withheld_texts.update({repo.memory_rel(path) or path: snap.new[path] for path in partial if snap})
-        # The scan's blob ids spare the rebuild a stat per unchanged file (store/memory_index.py).
-        blobs = {repo.memory_rel(path) or path: blob for path, blob in snap.blobs.items()} if snap else {}
-        try:
-            if refresh_index(repo, today, exclude=added, instead=withheld_texts, blobs=blobs) and snap is not None:
-                snap.set_new(index, repo.read(names.INDEX) or "")
-        except InvalidUtf8 as error:  # saving memory matters more than a fresh index
-            index_error = str(error)
-            if not any(str(error).startswith(f"{path}:") for path in kept.unreadable):  # said once
-                result.findings.append(index_error)
-        text = committed_index(repo, snap, kept, today, added, withheld_texts) if snap is not None else None
-        if text is not None and snap is not None and text == snap.base.get(index):
-            kept.as_head.append(index)  # the commit's INDEX.md is HEAD's: nothing to commit for it
-            snap.leave_out([index])
-        elif text is not None and snap is not None and text != snap.new.get(index):
-            kept.contents[index] = text.encode("utf-8")
-            snap.set_new(index, text)
-    if snap is not None:
-        hooks = [hook for hook in CHECKS if hook != no_secrets.ID and (scope.covers_dreaming or hook != index_fresh.ID)]
-        for finding in run_checks(snap, hooks):
-            if not (index_error and index_error.startswith(f"{finding.path}:{finding.line}: ")):  # said once
-                result.findings.append(str(finding))
-    return kept
 
 
 def _status(repo: MemoryRepo, pathspecs: list[str]) -> list[git.Change]:

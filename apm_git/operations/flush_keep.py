@@ -24,7 +24,7 @@ from apm_git.model import names
 from apm_git.model.reinsert import drop_records, keep_records
 from apm_git.model.snapshot import INDEX, Finding, Snapshot
 from apm_git.model.withhold import WithheldSection, sections_of, withhold
-from apm_git.store.memory_index import build_index
+from apm_git.store.memory_index import Memo, build_index
 from apm_git.store.repo import MemoryRepo
 
 SHOWN = 10  # entries named in the one line; `apm-git lint` lists them all
@@ -168,10 +168,11 @@ def holds_text(text: str) -> bool:
 
 def committed_index(
     repo: MemoryRepo, snap: Snapshot, kept: KeptAtFlush, today: dt.date, exclude: list[str], instead: Mapping[str, str],
+    memo: Memo | None = None,
 ) -> str | None:
     """INDEX.md as the commit needs it when a file the commit holds is missing or unreadable in the work
     tree (so the work tree's INDEX.md would not name it); None when the work tree's serves.  `exclude`
-    and `instead` are the withheld files' (see `build_index`)."""
+    and `instead` are the withheld files', `memo` the caches held back (see `build_index`)."""
     texts: dict[str, str] = {}
     for path in kept.held:
         rel = repo.memory_rel(path)
@@ -182,7 +183,7 @@ def committed_index(
     if not texts:
         return None
     try:
-        return build_index(repo, today, exclude, {**instead, **texts})
+        return build_index(repo, today, exclude, {**instead, **texts}, memo=memo)
     except InvalidUtf8:  # another unreadable file: the work tree's INDEX.md is the best there is
         return None
 

@@ -5,7 +5,8 @@ import datetime as dt
 import os
 import re
 import time
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, MutableMapping
+from pathlib import Path
 
 from apm_git.errors import TooLarge, UnreadableFile
 from apm_git.model import dated, index_md, names
@@ -24,11 +25,12 @@ Row = tuple[int, int, int, str, str, tuple[tuple[str, str], ...], str]
 ROW = 7
 SUMMARIES_CACHE = "index-summaries.cache"  # per category file, journal or kept file: its summary and conflicts
 RACY_NS = 2_000_000_000  # a file changed this recently may change again within the same mtime
+Memo = MutableMapping[Path, object]  # cache file -> its rows, held back from the disk (a flush's plan)
 
 
 def build_index(
     repo: MemoryRepo, today: dt.date, exclude: Collection[str] = (), instead: Mapping[str, str | None] = {},
-    blobs: Mapping[str, str] = {},
+    blobs: Mapping[str, str] = {}, memo: Memo | None = None,
 ) -> str:
     """INDEX.md for the files that exist.
 
@@ -38,10 +40,12 @@ def build_index(
     its new text (a journal title holding a token) reaches the committed index; a consolidation
     builds the index of its result before writing any of it (its planned texts, moved files None).
     `blobs`: memory-relative name -> the blob id git finds the work tree's file to hold (a flush's scan
-    knows them), so a file whose cached row names that blob is not even stat'ed.
+    knows them), so a file whose cached row names that blob is not even stat'ed.  `memo`: the caches are
+    read from it first and their new rows go into it instead of to disk (a flush's plan writes nothing;
+    its execution writes them).
     """
 
-    summaries = _Summaries(repo, exclude, instead)
+    summaries = _Summaries(repo, exclude, instead, memo)
     categories: list[tuple[str, str, index_md.FileSummary]] = []
     conflicts: list[index_md.Conflict] = []
     budget = 0
@@ -67,7 +71,7 @@ def build_index(
             conflicts += found[1]
     summaries.save()
     listed = {names.INDEX, *live, *repo.config.routing.values()}
-    others, elsewhere = _others(repo, listed, exclude, instead, blobs)
+    others, elsewhere = _others(repo, listed, exclude, instead, blobs, memo)
     return index_md.render(today, categories, journals, conflicts + elsewhere, budget, others,
                            repo.config.budget_for(names.INDEX))
 
@@ -84,10 +88,12 @@ class _Summaries:
     Files the caller gives as text (`instead`) or counts as absent (`exclude`) never touch the cache.
     """
 
-    def __init__(self, repo: MemoryRepo, exclude: Collection[str], instead: Mapping[str, str | None]) -> None:
-        self.repo, self.exclude, self.instead = repo, exclude, instead
+    def __init__(
+        self, repo: MemoryRepo, exclude: Collection[str], instead: Mapping[str, str | None], memo: Memo | None,
+    ) -> None:
+        self.repo, self.exclude, self.instead, self.memo = repo, exclude, instead, memo
         self.path = repo.state_dir / SUMMARIES_CACHE
-        stored = cache.read(self.path)
+        stored = _read_cache(self.path, memo)
         self.known: dict[tuple[str, bool], tuple[object, ...]] = stored if isinstance(stored, dict) else {}
         self.fresh: dict[tuple[str, bool], tuple[object, ...]] = {}
         self.racy = time.time_ns() - RACY_NS
@@ -124,7 +130,18 @@ class _Summaries:
 
     def save(self) -> None:
         if self.fresh != self.known:
-            cache.write(self.path, self.fresh)
+            _write_cache(self.path, self.fresh, self.memo)
+
+
+def _read_cache(path: Path, memo: Memo | None) -> object:
+    return memo[path] if memo is not None and path in memo else cache.read(path)
+
+
+def _write_cache(path: Path, value: object, memo: Memo | None) -> None:
+    if memo is None:
+        cache.write(path, value)
+    else:
+        memo[path] = value
 
 
 def _summarize(name: str, text: str, headings: bool) -> Summary:
@@ -155,7 +172,7 @@ def _from_row(name: str, row: tuple[object, ...]) -> Summary | None:
 
 def _others(
     repo: MemoryRepo, listed: Collection[str], exclude: Collection[str], instead: Mapping[str, str | None],
-    blobs: Mapping[str, str],
+    blobs: Mapping[str, str], memo: Memo | None,
 ) -> tuple[list[index_md.OtherFile], list[index_md.Conflict]]:
     """Every other Markdown file of the memory dir (not groups/ or main/, which have their own indexes;
     not hidden folders), summarized; and the entries in conflict (a `Conflicts:` field) of every file
@@ -163,7 +180,7 @@ def _others(
     as last time is not read again; one git finds unchanged as the blob its row names (`blobs`) is not
     stat'ed either, so a flush costs the files that changed, not a system call per file."""
     path = repo.state_dir / OTHERS_CACHE
-    stored = cache.read(path)
+    stored = _read_cache(path, memo)
     known: dict[str, Row] = stored if isinstance(stored, dict) else {}
     fresh: dict[str, Row] = {}
     racy = time.time_ns() - RACY_NS
@@ -204,7 +221,7 @@ def _others(
             found.append(index_md.OtherFile(rel, row[2], row[3], row[4]))
         conflicts += [index_md.Conflict(entry, rel, what) for entry, what in row[5]]
     if fresh != known:
-        cache.write(path, fresh)
+        _write_cache(path, fresh, memo)
     archived = [other for other in found if other.name.startswith(f"{names.ARCHIVE}/")]
     rest = [other for other in found if not other.name.startswith(f"{names.ARCHIVE}/")]
     return rest + ([index_md.archive_row(f"{names.ARCHIVE}/", archived)] if archived else []), conflicts
@@ -291,12 +308,22 @@ def refresh_index(
     An INDEX.md that apm-git did not write is never overwritten: it is moved to kept/ first.
     """
     keep_own_index(repo)
-    text = build_index(repo, today, exclude, instead, blobs)
-    old = repo.read(names.INDEX)
-    if old is not None and _undated(old) == _undated(text):
+    text = index_change(repo, today, exclude, instead, blobs)
+    if text is None:
         return False
     repo.write(names.INDEX, text)
     return True
+
+
+def index_change(
+    repo: MemoryRepo, today: dt.date, exclude: Collection[str] = (), instead: Mapping[str, str] = {},
+    blobs: Mapping[str, str] = {}, memo: Memo | None = None,
+) -> str | None:
+    """INDEX.md's new text when it would change beyond the "Last rebuilt" date, else None; writes nothing
+    but the caches (and those into `memo` when given)."""
+    text = build_index(repo, today, exclude, instead, blobs, memo)
+    old = repo.read(names.INDEX)
+    return None if old is not None and _undated(old) == _undated(text) else text
 
 
 _REBUILT = re.compile(r"^(> Last rebuilt: )\d{4}-\d{2}-\d{2}", re.MULTILINE)

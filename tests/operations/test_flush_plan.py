@@ -3,6 +3,7 @@ nothing; `flush_locked` carries the plan out.  The outcomes below were recorded 
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
 import hashlib
 import json
 import os
@@ -12,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from apm_git.commands.flush import flush
-from apm_git.operations.flush import FlushResult
+from apm_git.operations.flush import FlushResult, _status
+from apm_git.operations.flush_plan import plan_flush, scan
 from apm_git.store.repo import MemoryRepo
 from apm_git.store.scope import Scope
 from tests.checks.helpers import record
@@ -339,3 +341,26 @@ def test_a_flush_does_what_it_did_before_the_split(repo: MemoryRepo, name: str) 
     if os.environ.get("RECORD_GOLDEN"):
         Path(os.environ["RECORD_GOLDEN"], f"{name}.json").write_text(json.dumps(got, indent=1, sort_keys=True))
     assert got == GOLDEN[name]
+
+
+def _every_file(root: Path) -> dict[str, bytes]:
+    """Every file under the repository, `.git` too (its index, objects and `.git/apm-git` caches)."""
+    return {str(path.relative_to(root)): path.read_bytes() for path in sorted(root.rglob("*")) if path.is_file()}
+
+
+@pytest.mark.parametrize("name", sorted(SCENARIOS))
+def test_the_plan_writes_nothing_and_the_flush_carries_it_out(repo: MemoryRepo, name: str) -> None:
+    scope = SCENARIOS[name](repo)
+    changed = _status(repo, scope.pathspecs(repo))  # a status may refresh git's index
+    snap = scan(repo, scope.pathspecs(repo), changed)  # and the scan save the entries of the blobs it read
+    before = _every_file(repo.root)
+    plan = plan_flush(repo, scope, dt.date.fromisoformat(DAY), snap)
+    assert _every_file(repo.root) == before, "the plan wrote nothing, nowhere"
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        plan.index = None  # type: ignore[misc]
+    result = flush(repo, scope=scope)
+    assert outcome(repo, result) == GOLDEN[name]
+    assert (list(plan.findings), list(plan.notes), list(plan.withheld), dict(plan.lost), list(plan.kept_files)) == (
+        result.findings, result.notes, result.withheld, result.lost, result.kept_files)
+    if plan.index is not None and result.commit:  # a flush that commits nothing leaves INDEX.md as it was
+        assert (repo.memory / "INDEX.md").read_text() == plan.index
