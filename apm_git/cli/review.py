@@ -20,7 +20,8 @@ def diff_cmd(ctx: click.Context, revision: str | None, tracked: str | None, cach
     """What happened to each entry, section and file between two states; exit 1 when an entry was lost."""
     from apm_git.cli import track
     from apm_git.commands.diff import diff
-    from apm_git.review import render, shape
+    from apm_git.present import shapes_review
+    from apm_git.review import render
 
     if state(ctx).json:
         if fmt not in (None, "json"):
@@ -33,7 +34,7 @@ def diff_cmd(ctx: click.Context, revision: str | None, tracked: str | None, cach
         return track.tracked_diff(ctx, found, revision, fmt)
     review = diff(found, revision, cached=cached)
     if fmt == "json":
-        print_json(shape.diff_json(review))
+        print_json(shapes_review.diff_json(review))
     elif fmt == "markdown":
         command = " ".join(["apm-git diff", *(["--cached"] if cached else []), *([revision] if revision else [])])
         click.echo(render.diff_markdown(review, command=command), nl=False)
@@ -62,7 +63,8 @@ def log_cmd(ctx: click.Context, revision: str | None, max_count: int | None, apm
     """One line per commit: what apm-git did (trigger, scope, session, counts from the trailers), newest first."""
     from apm_git.cli import track
     from apm_git.commands.log import log
-    from apm_git.review import render, shape
+    from apm_git.present import shapes_review
+    from apm_git.review import render
 
     found = track.target(ctx, tracked, finish=False)
     if track.is_tracked(found):
@@ -72,7 +74,7 @@ def log_cmd(ctx: click.Context, revision: str | None, max_count: int | None, apm
     else:
         commits = log(found, revision, max_count=max_count, apm_only=apm_only)
     if state(ctx).json:
-        print_json(shape.log_json(commits, revision or "HEAD"))
+        print_json(shapes_review.log_json(commits, revision or "HEAD"))
     elif commits:
         click.echo(render.log_text(commits))
     return EXIT_OK

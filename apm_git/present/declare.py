@@ -3,20 +3,23 @@
 A `Shape` names one schema of apm_git/schemas/ (`flush`, `hooks-install`) and declares its object field
 by field, in the order the output prints them: `Str`, `Int`, `Bool`, `Num`, `Const`, `Enum` (the words of
 a `Literal` type of apm_git/model/vocabulary.py, so the schema's enum is the code's type), `Maybe` (or
-null), `List`, `Obj`, `Map`, `Variants`, `Ref`, `Anything`.  From that one declaration:
+null), `List`, `Obj`, `Map`, `Variants`, `Ref`, `Anything`; `From` says where a field's value comes from
+when it is not the attribute of its name (another attribute, or a value computed from the object).  From
+that one declaration:
 
 - `Shape.schema()` is the JSON Schema that `python -m apm_git.present.generate_schemas` writes, checked in
   and verified by tests/present/test_generate_schemas.py (every object closed: each of its fields
   required, no other field allowed; `version` first in each, `{"const": 1}`);
 - `Shape.build(result, **given)` is the output: each field read from the result's attribute (or key) of
-  its name, unless given; a `List` made a list of its items built, an `Obj` built field by field, a
-  `Const` written as it is declared.  A field whose value is computed is given by the shape function.
+  its name (or as its `From` reads it), unless given; a `List` made a list of its items built, an `Obj`
+  built field by field, a `Const` written as it is declared.  A field whose value depends on more than its
+  object is given by the shape function.
 
 Plain classes with `__slots__` (no dataclasses): every command imports the shapes it prints.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, get_args
 
 VERSION = 1  # raised when a key is removed or renamed; a new key may come within a version
@@ -178,6 +181,31 @@ class List(Spec):
         return [build(item) for item in value]
 
 
+class From(Spec):
+    """A field read by `read` (an attribute's name, or a function of the object the field is in) rather
+    than from the attribute of the field's name; its schema and its building are `inner`'s."""
+
+    __slots__ = ("inner", "read")
+
+    def __init__(self, inner: Spec, read: str | Callable[[Any], Any]) -> None:
+        super().__init__(None)
+        self.inner, self.read = inner, read
+
+    def schema(self) -> dict[str, Any]:
+        inner = self.inner.schema()
+        return {"description": self.doc, **inner} if self.doc else inner
+
+    def body(self) -> dict[str, Any]:
+        return self.inner.body()
+
+    def build(self, value: Any) -> Any:
+        return self.inner.build(value)
+
+    def of(self, value: Any) -> Any:
+        """The field's value in `value`, the object it is a field of."""
+        return getattr(value, self.read) if isinstance(self.read, str) else self.read(value)
+
+
 class Obj(Spec):
     """A closed object: each field required, no other allowed, printed in the order declared."""
 
@@ -192,7 +220,8 @@ class Obj(Spec):
                 "required": list(self.fields), "additionalProperties": False}
 
     def build(self, value: Any, given: Mapping[str, Any] | None = None) -> dict[str, Any]:
-        """`value`'s attributes (or keys, for a dict) of the fields' names, those in `given` replaced."""
+        """`value`'s attributes of the fields' names (or as a `From` reads them; a dict: its keys), those in
+        `given` replaced."""
         given = given or {}
         keyed = isinstance(value, dict)
         out = {}
@@ -201,8 +230,12 @@ class Obj(Spec):
                 field = given[name]
             elif isinstance(spec, Const):
                 field = None
+            elif keyed:
+                field = value[name]
+            elif isinstance(spec, From):
+                field = spec.of(value)
             else:
-                field = value[name] if keyed else getattr(value, name)
+                field = getattr(value, name)
             out[name] = spec.build(field)
         return out
 

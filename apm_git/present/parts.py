@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from apm_git.model import vocabulary as words
-from apm_git.present.declare import Bool, Enum, Int, List, Maybe, Obj, Str
+from apm_git.present.declare import Bool, Enum, From, Int, List, Maybe, Obj, Str
 
 SHA = "^[0-9a-f]{40}$"
 DATE = "^\\d{4}-\\d{2}-\\d{2}$"
@@ -25,12 +25,13 @@ TRACKED = Obj(
         "identity": Maybe(Str()),
         "remote": Maybe(Str()),
         "active": Bool(),
-        "history": Str(),
+        "history": From(Str(), lambda tracked: str(tracked.git_dir)),
     },
     doc="The tracked folder: its id, agent, folder, project, identity, remote, and where its history is.",
 )
 CAP_REPORT = Obj({
-    "file": Str(), "lines": Int(0), "bytes": Int(0), "max_lines": Int(0), "max_bytes": Int(0),
+    "file": Str(), "lines": Int(0), "bytes": Int(0), "max_lines": From(Int(0), lambda cap: cap.limits.lines),
+    "max_bytes": From(Int(0), lambda cap: cap.limits.bytes),
     "loaded_lines": Int(0), "over": Bool(), "cut": List(Obj({"heading": Str(), "line": Int(1), "partly": Bool()})),
 })
 CAP = Maybe(

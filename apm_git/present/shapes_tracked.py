@@ -1,7 +1,6 @@
 """The `--json` output of tracked folders: track, track --list, untrack, snapshot, restore, and diff, status and
 sync on a tracked folder; version 1 (docs/json.md, docs/tracking.md).  Declared once and built from the
-declaration (see apm_git/present/shapes.py); diff, lint, status and snapshot's outcomes are still built key by
-key, and held to the same declarations by tests/cli/test_json_schemas.py.
+declaration (see apm_git/present/shapes.py).
 """
 from __future__ import annotations
 
@@ -9,8 +8,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from apm_git.model import vocabulary as words
-from apm_git.present.declare import VERSION, Bool, Enum, Int, List, Maybe, Obj, Ref, Shape, Str
-from apm_git.present.parts import CAP, CAP_REPORT, HOOKS_WIRED, SHA, SNAPSHOT_WITHHELD, TRACKED
+from apm_git.present.declare import Bool, Enum, From, Int, List, Maybe, Obj, Ref, Shape, Spec, Str
+from apm_git.present.parts import CAP, HOOKS_WIRED, SHA, SNAPSHOT_WITHHELD, TRACKED
 
 if TYPE_CHECKING:
     from apm_git.commands.restore import RestoreResult
@@ -21,13 +20,14 @@ if TYPE_CHECKING:
     from apm_git.operations.snapshot import SnapshotWithheld, TrackedSnapshot
     from apm_git.operations.tracked_diff import TrackedReview
     from apm_git.operations.tracked_sync import TrackedSync
+    from apm_git.review.commits import CommitInfo
     from apm_git.store.tracked import Tracked
-    from apm_git.tracking.cap import CapReport
 
 
 # One snapshot taken: in `track` (its first) and, with its error, in `snapshot`.
 SNAPSHOT_TAKEN = Obj({
-    "id": Str(), "folder": Str(), "trigger": Enum(words.SnapshotTrigger), "session": Maybe(Str()),
+    "id": From(Str(), lambda shot: shot.tracked.id), "folder": From(Str(), lambda shot: shot.tracked.folder),
+    "trigger": Enum(words.SnapshotTrigger), "session": Maybe(Str()),
     "commit": Maybe(Str(SHA)), "files": List(Str()), "withheld": SNAPSHOT_WITHHELD, "cap": CAP, "background": Bool(),
     "skipped": Maybe(Str()),
 })
@@ -74,14 +74,36 @@ UNTRACK = Shape(
     ),
 )
 
+NOT_TAKEN: dict[str, Any] = {"trigger": None, "session": None, "commit": None, "files": [], "withheld": [], "cap": None,
+                             "background": False, "skipped": None}  # a folder `snapshot --all` could not snapshot
+
+
+def _taken(name: str, spec: Spec) -> From:
+    """A field of the snapshot an outcome of `snapshot` took (NOT_TAKEN's when it took none)."""
+    read = spec.read if isinstance(spec, From) else name
+
+    def of(outcome: Outcome) -> Any:
+        shot = outcome.snapshot
+        if shot is None:
+            return NOT_TAKEN[name]
+        return getattr(shot, read) if isinstance(read, str) else read(shot)
+
+    return From(spec.inner if isinstance(spec, From) else spec, of)
+
+
 SNAPSHOT = Shape(
     "snapshot",
     "apm-git snapshot --json",
     "One object per tracked folder snapshotted (docs/tracking.md).",
     Obj(
         {
-            "snapshots": List(Obj({**SNAPSHOT_TAKEN.fields, "trigger": Maybe(Enum(words.SnapshotTrigger)),
-                                   "error": Maybe(Str())})),
+            "snapshots": List(Obj({
+                **{name: _taken(name, spec) for name, spec in SNAPSHOT_TAKEN.fields.items()},
+                "id": From(Str(), lambda outcome: outcome.tracked.id),
+                "folder": From(Str(), lambda outcome: outcome.tracked.folder),
+                "trigger": _taken("trigger", Maybe(Enum(words.SnapshotTrigger))),
+                "error": Maybe(Str()),
+            })),
         },
     ),
 )
@@ -109,7 +131,13 @@ TRACKED_STATUS = Shape(
         {
             "tracked": TRACKED,
             "snapshots": Int(0),
-            "last": Maybe(Obj({"commit": Str(SHA), "date": Str(), "trigger": Maybe(Enum(words.SnapshotTrigger))})),
+            "last": From(
+                Maybe(Obj({
+                    "commit": From(Str(SHA), "last_commit"), "date": From(Str(), "last_date"),
+                    "trigger": From(Maybe(Enum(words.SnapshotTrigger)), "last_trigger"),
+                })),
+                lambda status: status if status.last_commit else None,
+            ),
             "changed": List(Str()),
             "withheld": SNAPSHOT_WITHHELD,
             "cap": CAP,
@@ -199,11 +227,14 @@ TRACKED_DIFF = Shape(
                     },
                 ),
             ),
-            "snapshots": List(
-                Ref("log", "#/properties/commits/items"),
-                doc="The snapshots between the two states, newest first, as `apm-git log --json` prints each.",
+            "snapshots": From(
+                List(
+                    Ref("log", "#/properties/commits/items"),
+                    doc="The snapshots between the two states, newest first, as `apm-git log --json` prints each.",
+                ),
+                lambda review: _commits(review.snapshots),
             ),
-            "summary": Obj(
+            "summary": From(Obj(
                 {
                     "facts": Obj({"removed": Int(0), "rewritten": Int(0), "moved": Int(0), "added": Int(0)}),
                     "sections": Obj(
@@ -212,7 +243,7 @@ TRACKED_DIFF = Shape(
                     "files": Int(0),
                     "background": Int(0),
                 },
-            ),
+            ), lambda review: _summary(review)),
         },
     ),
 )
@@ -229,7 +260,8 @@ TRACKED_LINT = Shape(
             "tracked": TRACKED,
             "checked": List(Str()),
             "findings": List(
-                Obj({"path": Str(), "line": Int(0), "hook": Enum(words.TrackedCheckId), "message": Str()}),
+                Obj({"path": Str(), "line": Int(0), "hook": From(Enum(words.TrackedCheckId), "check"),
+                     "message": Str()}),
             ),
         },
     ),
@@ -238,13 +270,7 @@ TRACKED_LINT = Shape(
 
 
 def tracked_json(tracked: Tracked) -> dict[str, Any]:
-    return TRACKED.build(tracked, {"history": str(tracked.git_dir)})
-
-
-def cap_json(cap: CapReport | None) -> dict[str, Any] | None:
-    if cap is None:
-        return None
-    return CAP_REPORT.build(cap, {"max_lines": cap.limits.lines, "max_bytes": cap.limits.bytes})
+    return TRACKED.build(tracked)
 
 
 def withheld_json(items: Sequence[SnapshotWithheld]) -> list[dict[str, Any]]:
@@ -252,12 +278,11 @@ def withheld_json(items: Sequence[SnapshotWithheld]) -> list[dict[str, Any]]:
 
 
 def snapshot_json(shot: TrackedSnapshot) -> dict[str, Any]:
-    return SNAPSHOT_TAKEN.build(shot, {"id": shot.tracked.id, "folder": shot.tracked.folder, "cap": cap_json(shot.cap)})
+    return SNAPSHOT_TAKEN.build(shot)
 
 
 def track_json(result: TrackResult, hooks: list[dict[str, Any]]) -> dict[str, Any]:
-    return TRACK.build(result, tracked=tracked_json(result.tracked), snapshot=snapshot_json(result.snapshot),
-                       hooks=hooks)
+    return TRACK.build(result, hooks=hooks)
 
 
 def listing_json(listed: Sequence[Listed], broken: Sequence[str]) -> dict[str, Any]:
@@ -267,60 +292,42 @@ def listing_json(listed: Sequence[Listed], broken: Sequence[str]) -> dict[str, A
 
 
 def untrack_json(tracked: Tracked, hooks: list[dict[str, Any]]) -> dict[str, Any]:
-    return UNTRACK.build(None, tracked=tracked_json(tracked), hooks=hooks)
+    return UNTRACK.build(None, tracked=tracked, hooks=hooks)
 
 
 def outcomes_json(outcomes: Sequence[Outcome]) -> dict[str, Any]:
-    return {"version": VERSION, "snapshots": [
-        {**(snapshot_json(outcome.snapshot) if outcome.snapshot else
-            {"id": outcome.tracked.id, "folder": outcome.tracked.folder, "trigger": None, "session": None,
-             "commit": None, "files": [], "withheld": [], "cap": None, "background": False, "skipped": None}),
-         "error": outcome.error} for outcome in outcomes]}
+    return SNAPSHOT.build(None, snapshots=outcomes)
 
 
 def restore_json(result: RestoreResult) -> dict[str, Any]:
-    return RESTORE.build(result, tracked=tracked_json(result.tracked), before=result.before.commit,
-                         after=result.after.commit)
+    return RESTORE.build(result, before=result.before.commit, after=result.after.commit)
 
 
 def status_json(result: TrackedStatus) -> dict[str, Any]:
-    return {"version": VERSION, "tracked": tracked_json(result.tracked), "snapshots": result.snapshots,
-            "last": {"commit": result.last_commit, "date": result.last_date, "trigger": result.last_trigger}
-            if result.last_commit else None,
-            "changed": list(result.changed), "withheld": withheld_json(result.withheld), "cap": cap_json(result.cap),
-            "sessions": result.sessions, "branch": result.branch}
+    return TRACKED_STATUS.build(result)
 
 
 def sync_json(result: TrackedSync) -> dict[str, Any]:
-    return TRACKED_SYNC.build(result, tracked=tracked_json(result.tracked))
+    return TRACKED_SYNC.build(result)
 
 
 def diff_json(review: TrackedReview) -> dict[str, Any]:
-    from apm_git.model.vocabulary import FACT_STATUSES, TRACKED_SECTION_STATUSES
-    from apm_git.review.shape import commit_json
-
-    return {
-        "version": VERSION, "tracked": tracked_json(review.tracked), "base": review.base,
-        "base_name": review.base_name, "new": review.new, "new_name": review.new_name,
-        "facts": [{"file": fact.file, "section": fact.section, "status": fact.status, "text": fact.text,
-                   "before": fact.before, "source": fact.source, "line": fact.line, "commit": fact.commit,
-                   "background": fact.background} for fact in review.facts],
-        "sections": [{"file": section.file, "heading": section.heading, "status": section.status,
-                      "source": section.source, "line": section.line, "facts_before": section.facts_before,
-                      "facts_after": section.facts_after, "commit": section.commit,
-                      "background": section.background} for section in review.sections],
-        "files": [{"path": stat.path, "old_path": stat.old_path, "status": stat.status,
-                   "lines_before": stat.lines_before, "lines_after": stat.lines_after} for stat in review.files],
-        "snapshots": [commit_json(commit) for commit in review.snapshots],
-        "summary": {"facts": {status: sum(1 for fact in review.facts if fact.status == status)
-                              for status in FACT_STATUSES},
-                    "sections": {status: sum(1 for section in review.sections if section.status == status)
-                                 for status in TRACKED_SECTION_STATUSES},
-                    "files": len(review.files), "background": len(review.background)},
-    }
+    return TRACKED_DIFF.build(review)
 
 
 def lint_json(result: TrackedLint) -> dict[str, Any]:
-    return {"version": VERSION, "tracked": tracked_json(result.tracked), "checked": list(result.checked),
-            "findings": [{"path": item.path, "line": item.line, "hook": item.check, "message": item.message}
-                         for item in result.findings]}
+    return TRACKED_LINT.build(result)
+
+
+def _commits(commits: Sequence[CommitInfo]) -> list[dict[str, Any]]:
+    from apm_git.present.shapes_review import COMMIT
+
+    return [COMMIT.build(commit) for commit in commits]
+
+
+def _summary(review: TrackedReview) -> dict[str, Any]:
+    return {"facts": {status: sum(1 for fact in review.facts if fact.status == status)
+                      for status in words.FACT_STATUSES},
+            "sections": {status: sum(1 for section in review.sections if section.status == status)
+                         for status in words.TRACKED_SECTION_STATUSES},
+            "files": len(review.files), "background": len(review.background)}

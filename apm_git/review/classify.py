@@ -98,6 +98,10 @@ class ReviewedFile:
     entries_moved: int  # entries carried along by a byte-for-byte rename
     note: str
 
+    @property
+    def over_budget(self) -> bool:
+        return self.budget is not None and self.lines_after is not None and self.lines_after > self.budget
+
 
 @dataclasses.dataclass(frozen=True)
 class Classified:

@@ -11,7 +11,6 @@ from apm_git.model.vocabulary import ENTRY_STATUSES, RESOLVE
 from apm_git.printable import one_line
 from apm_git.review import classify as cl
 from apm_git.review.commits import COUNTED, CommitInfo
-from apm_git.review.shape import over_budget
 from apm_git.review.words import DELETED, INSERTED, SAME, Piece, plain
 
 if TYPE_CHECKING:
@@ -155,7 +154,7 @@ def _lines(file: cl.ReviewedFile) -> str:
     before = "-" if file.lines_before is None else str(file.lines_before)
     after = "-" if file.lines_after is None else str(file.lines_after)
     budget = f", budget {file.budget}" if file.budget is not None else ""
-    mark = " OVER BUDGET" if over_budget(file) else ""
+    mark = " OVER BUDGET" if file.over_budget else ""
     return f"{before} -> {after}{budget}{mark}"
 
 
@@ -304,7 +303,7 @@ def _md_words(pieces: tuple[Piece, ...]) -> str:
 def _md_lines(file: cl.ReviewedFile) -> str:
     before = "—" if file.lines_before is None else str(file.lines_before)
     after = "—" if file.lines_after is None else str(file.lines_after)
-    return f"{before} → **{after} ⚠️ over**" if over_budget(file) else f"{before} → {after}"
+    return f"{before} → **{after} ⚠️ over**" if file.over_budget else f"{before} → {after}"
 
 
 def _section_item(section: cl.SectionChange) -> str:
