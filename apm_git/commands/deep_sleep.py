@@ -4,10 +4,10 @@ from __future__ import annotations
 from typing import Any
 
 from apm_git import clock
-from apm_git.dreaming.plan import deep_sleep_json
 from apm_git.dreaming.plan_deep_sleep import plan_deep_sleep
 from apm_git.operations.consolidation import StageResult, read_memory, run
 from apm_git.operations.stages import DeepSleep
+from apm_git.present.shapes_plans import plan_json
 from apm_git.store.repo import MemoryRepo
 
 
@@ -20,4 +20,4 @@ def deep_sleep(
 
 def deep_sleep_plan(repo: MemoryRepo) -> dict[str, Any]:
     """The plan that `deep-sleep` would carry out now, as JSON (for `--plan`); nothing is changed."""
-    return deep_sleep_json(plan_deep_sleep(read_memory(repo), clock.today(), repo.config), repo.memory_prefix)
+    return plan_json(plan_deep_sleep(read_memory(repo), clock.today(), repo.config), repo.memory_prefix)

@@ -8,9 +8,10 @@ from __future__ import annotations
 from typing import Any
 
 from apm_git import clock
-from apm_git.dreaming.importing import ImportPlan, import_from_json, import_json, plan_import
+from apm_git.dreaming.importing import ImportPlan, import_from_json, plan_import
 from apm_git.operations.consolidation import StageResult, run
 from apm_git.operations.stages import Import, import_inputs
+from apm_git.present.shapes_plans import plan_json
 from apm_git.store.repo import MemoryRepo
 
 
@@ -20,7 +21,7 @@ def import_plan(repo: MemoryRepo) -> ImportPlan:
 
 
 def import_plan_json(repo: MemoryRepo) -> dict[str, Any]:
-    return import_json(import_plan(repo), repo.memory_prefix)
+    return plan_json(import_plan(repo), repo.memory_prefix)
 
 
 def import_apply(repo: MemoryRepo, plan_data: Any) -> StageResult:

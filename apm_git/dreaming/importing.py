@@ -17,18 +17,16 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-import functools
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from apm_git.dreaming.edit import keep_end, rewrite
 from apm_git.dreaming.items import NOTE_VALUE, collect_items, dated_record
-from apm_git.dreaming.plan_shape import IMPORT_PLAN, PLAN_VERSION
+from apm_git.dreaming.plan_shape import IMPORT_PLAN
 from apm_git.errors import PlanRefused
 from apm_git.model import dated
 from apm_git.model.fitness import Fitness
 from apm_git.model.limits import MAX_FILE_BYTES, megabytes
-from apm_git.model.names import repo_rel
 from apm_git.model.records import (
     Block,
     Record,
@@ -308,20 +306,6 @@ def _category_sources(name: str, parsed: RecordFile, kind: str) -> list[_Source]
 
 
 # --------------------------------------------------------------------------- JSON and trailers
-
-
-def import_json(plan: ImportPlan, prefix: str) -> dict[str, Any]:
-    at = functools.partial(repo_rel, prefix)
-    return {
-        "version": PLAN_VERSION,
-        "stage": STAGE,
-        "date": plan.day.isoformat(),
-        "import": [
-            {"id": i.entry_id, "file": at(i.file), "line": i.line, "form": i.form, "kind": i.kind, "title": i.title}
-            for i in plan.items
-        ],
-        "skipped": [{"file": at(s.file), "line": s.line, "reason": s.reason} for s in plan.skipped],
-    }
 
 
 def import_from_json(data: Any, prefix: str, today: dt.date) -> ImportPlan:

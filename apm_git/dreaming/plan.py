@@ -7,11 +7,10 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-import functools
 from typing import Any
 
-from apm_git.dreaming.plan_shape import DEEP_SLEEP_PLAN, PLAN_VERSION
-from apm_git.model.names import ARCHIVED_JOURNALS, repo_rel
+from apm_git.dreaming.plan_shape import DEEP_SLEEP_PLAN
+from apm_git.model.names import ARCHIVED_JOURNALS
 
 
 @dataclasses.dataclass(frozen=True)
@@ -118,55 +117,6 @@ class RemPlan:
 
 
 # --------------------------------------------------------------------------- JSON
-
-
-def deep_sleep_json(plan: DeepSleepPlan, prefix: str) -> dict[str, Any]:
-    at = functools.partial(repo_rel, prefix)
-    return {
-        "version": PLAN_VERSION,
-        "stage": "deep-sleep",
-        "date": plan.day.isoformat(),
-        "promote": [
-            {"id": p.entry_id, "from": at(p.source), "to": at(p.target), "reason": p.reason,
-             "copies": [at(copy) for copy in p.copies]}
-            for p in plan.promotions
-        ],
-        "archive": [
-            {"id": a.entry_id, "from": at(a.source), "to": at(a.target), "reason": a.reason, "score": a.score}
-            for a in plan.archivals
-        ],
-        "journals": [{"from": at(m.source), "to": at(m.target)} for m in plan.journal_moves],
-        "kept": [{"id": k.entry_id, "from": at(k.source), "reason": k.reason} for k in plan.kept],
-    }
-
-
-def rem_json(plan: RemPlan, prefix: str) -> dict[str, Any]:
-    at = functools.partial(repo_rel, prefix)
-    return {
-        "version": PLAN_VERSION,
-        "stage": "rem",
-        "date": plan.day.isoformat(),
-        "live": plan.live,
-        "proven": [{"id": p.entry_id, "file": at(p.file)} for p in plan.proven],
-        "merge": [
-            {"id": f.survivor, "file": at(f.file), "merged": [{"id": i, "from": at(src)} for i, src in f.folded]}
-            for f in plan.folds
-        ],
-        "supersede": [
-            {"old": s.old, "old_file": at(s.old_file), "new": s.new, "new_file": at(s.new_file), "summary": s.summary}
-            for s in plan.supersessions
-        ],
-        "archive": [
-            {"id": a.entry_id, "from": at(a.source), "to": at(a.target), "reason": a.reason, "score": a.score}
-            for a in plan.archivals
-        ],
-        "journals": [{"from": at(m.source), "to": at(m.target)} for m in plan.journal_moves],
-        "over_budget": [
-            {"file": at(o.file), "lines": o.lines, "budget": o.budget, "prose": o.prose, "protected": o.protected,
-             "fresh": o.fresh}
-            for o in plan.over_budget
-        ],
-    }
 
 
 def deep_sleep_from_json(data: Any, prefix: str, today: dt.date) -> DeepSleepPlan:

@@ -23,7 +23,6 @@ from typing import Any, ClassVar
 
 from apm_git import clock, git
 from apm_git.dreaming.execute import Changes
-from apm_git.dreaming.plan import deep_sleep_json
 from apm_git.dreaming.plan_deep_sleep import plan_deep_sleep
 from apm_git.dreaming.select import select
 from apm_git.errors import FindingsError, PlanRefused, UsageError
@@ -35,6 +34,7 @@ from apm_git.operations.apply import run_contents
 from apm_git.operations.consolidation import Planned, Stage, StageResult, counted, read_memory, run
 from apm_git.operations.recheck import refuse_findings
 from apm_git.operations.stages import DeepSleep, Rem
+from apm_git.present.shapes_plans import plan_json
 from apm_git.store.clone import clone_trailer
 from apm_git.store.commit import note_identity
 from apm_git.store.repo import MemoryRepo
@@ -320,7 +320,7 @@ class Chosen:
 
     def plan(self, repo: MemoryRepo, today: dt.date, left: Collection[str]) -> Planned:
         if self.proposal.stage == DeepSleep.name:
-            fresh = deep_sleep_json(plan_deep_sleep(read_memory(repo, left), today, repo.config), repo.memory_prefix)
+            fresh = plan_json(plan_deep_sleep(read_memory(repo, left), today, repo.config), repo.memory_prefix)
             self._check_stale(repo, items_of(_plan_trailers(fresh)))
             planned = DeepSleep(self._only_chosen(fresh)).plan(repo, today, left)
         else:

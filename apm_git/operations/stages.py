@@ -11,14 +11,12 @@ from collections.abc import Collection
 from typing import Any, ClassVar, Literal
 
 from apm_git.dreaming.execute import Changes, budget_problems, execute_deep_sleep, rescored, validate
-from apm_git.dreaming.importing import ImportPlan, execute_import, import_json, import_trailers
+from apm_git.dreaming.importing import ImportPlan, execute_import, import_trailers
 from apm_git.dreaming.plan import (
     DeepSleepPlan,
     RemPlan,
     deep_sleep_from_json,
-    deep_sleep_json,
     deep_sleep_trailers,
-    rem_json,
     rem_trailers,
 )
 from apm_git.dreaming.plan_deep_sleep import Memory, plan_deep_sleep
@@ -35,6 +33,7 @@ from apm_git.operations.consolidation import (
     scored_files,
     without_left_out,
 )
+from apm_git.present.shapes_plans import plan_json
 from apm_git.store import layout
 from apm_git.store.repo import MemoryRepo
 
@@ -56,7 +55,7 @@ class DeepSleep:
              ("journals moved", len(plan.journal_moves))],
             "nothing to promote",
         )
-        result = StageResult(self.name, f"{self.name} {summary}", deep_sleep_json(plan, repo.memory_prefix),
+        result = StageResult(self.name, f"{self.name} {summary}", plan_json(plan, repo.memory_prefix),
                              deep_sleep_trailers(plan, repo.memory_prefix))
         return Planned(
             result, _deep_sleep_body(plan), plan.day, lambda: changes or _execute(repo, plan, memory),
@@ -116,7 +115,7 @@ class Rem:
              ("journals moved", len(plan.journal_moves))],
             "nothing to change",
         )
-        result = StageResult(self.name, f"{self.name} {summary}", rem_json(plan, repo.memory_prefix),
+        result = StageResult(self.name, f"{self.name} {summary}", plan_json(plan, repo.memory_prefix),
                              rem_trailers(plan, repo.memory_prefix))
         moves = [(move.source, move.target) for move in plan.journal_moves]
         return Planned(
@@ -152,7 +151,7 @@ class Import:
         writes = execute_import(self.chosen, files, repo.config.routing, taken, repo.config.budget_for)
         count = len(self.chosen.items)
         subject = f"import {count} section{'s' if count != 1 else ''} as records" if count else "import nothing"
-        result = StageResult(self.name, subject, import_json(self.chosen, repo.memory_prefix),
+        result = StageResult(self.name, subject, plan_json(self.chosen, repo.memory_prefix),
                              import_trailers(self.chosen, repo.memory_prefix))
         body = ("Free-form sections turned into records in place; every line kept "
                 "(a dated heading in its record's Source field).")

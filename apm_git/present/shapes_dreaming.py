@@ -1,16 +1,16 @@
 """The `--json` output of deep-sleep, rem, dream, import, history, forget and resolve: version 1 (docs/json.md).
 
-Declared once and built from the declaration (see apm_git/present/shapes.py).  A stage's `plan` is the plan
-the planners already write key by key, the same JSON that `deep-sleep --plan` and `import --plan` print
-and `--apply` reads.
+Declared once and built from the declaration (see apm_git/present/shapes.py).  A stage's `plan` is the
+plan as apm_git/present/shapes_plans.py builds it, the same JSON that `deep-sleep --plan` and `import --plan`
+print and `--apply` reads.
 """
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
 from apm_git.model import vocabulary as words
-from apm_git.present.declare import Bool, Const, Enum, Int, List, Maybe, Num, Obj, Ref, Shape, Str, Variants
-from apm_git.present.parts import DATE, SHA, TRAILER, TRAILERS
+from apm_git.present.declare import Bool, Enum, List, Maybe, Num, Obj, Ref, Shape, Str, Variants
+from apm_git.present.parts import SHA, TRAILER, TRAILERS
 
 if TYPE_CHECKING:
     from apm_git.commands.dream import DreamResult
@@ -103,86 +103,6 @@ RESOLVE = Shape(
     ),
 )
 
-DEEP_SLEEP_PLAN = Shape(
-    "deep-sleep-plan",
-    "apm-git deep-sleep --plan",
-    (
-        "The deep-sleep plan as printed; --apply reads it back by apm_git/dreaming/plan_shape.py (version, stage, "
-        "the lists, reason, copies and score may be left out; date and kept are not read)."
-    ),
-    Obj(
-        {
-            "stage": Const("deep-sleep"),
-            "date": Str(DATE),
-            "promote": List(Obj({"id": Str(), "from": Str(), "to": Str(), "reason": Str(), "copies": List(Str())})),
-            "archive": List(Obj({"id": Str(), "from": Str(), "to": Str(), "reason": Str(), "score": Int(0)})),
-            "journals": List(Obj({"from": Str(), "to": Str()})),
-            "kept": List(Obj({"id": Str(), "from": Str(), "reason": Str()})),
-        },
-    ),
-)
-
-REM_PLAN = Shape(
-    "rem-plan",
-    "the plan of an apm-git rem run",
-    "What a REM run does (the plan inside `rem --json`).",
-    Obj(
-        {
-            "stage": Const("rem"),
-            "date": Str(DATE),
-            "live": Int(0),
-            "proven": List(Obj({"id": Str(), "file": Str()})),
-            "merge": List(Obj({"id": Str(), "file": Str(), "merged": List(Obj({"id": Str(), "from": Str()}))})),
-            "supersede": List(
-                Obj({"old": Str(), "old_file": Str(), "new": Str(), "new_file": Str(), "summary": Str()}),
-            ),
-            "archive": List(Obj({"id": Str(), "from": Str(), "to": Str(), "reason": Str(), "score": Int(0)})),
-            "journals": List(Obj({"from": Str(), "to": Str()})),
-            "over_budget": List(
-                Obj(
-                    {
-                        "file": Str(),
-                        "lines": Int(0),
-                        "budget": Int(0),
-                        "prose": Int(0),
-                        "protected": Int(0),
-                        "fresh": Int(0),
-                    },
-                ),
-            ),
-        },
-    ),
-)
-
-IMPORT_PLAN = Shape(
-    "import-plan",
-    "apm-git import --plan",
-    (
-        "The import plan as printed; --apply reads it back by apm_git/dreaming/plan_shape.py (items may be dropped "
-        "or their kind changed; version, stage, line, form and title may be left out; date and skipped are not "
-        "read)."
-    ),
-    Obj(
-        {
-            "stage": Const("import"),
-            "date": Str(DATE),
-            "import": List(
-                Obj(
-                    {
-                        "id": Str(),
-                        "file": Str(),
-                        "line": Int(0),
-                        "form": Str(),
-                        "kind": Enum(words.EntryKind),
-                        "title": Str(),
-                    },
-                ),
-            ),
-            "skipped": List(Obj({"file": Str(), "line": Int(0), "reason": Str()})),
-        },
-    ),
-)
-
 
 
 def stage_json(result: StageResult) -> dict[str, Any]:
@@ -207,3 +127,4 @@ def resolve_json(result: ResolveResult, prefix: str) -> dict[str, Any]:
         settled, file=f"{prefix}/{settled.kept_file}",
         archive=None if settled.archive is None else f"{prefix}/{settled.archive}", commit=result.commit,
         flushed=result.flushed, trailers=[{"key": key, "value": value} for key, value in result.trailers])
+

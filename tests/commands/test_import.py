@@ -10,11 +10,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from apm_git.dreaming.importing import execute_import, import_from_json, import_json, plan_import
+from apm_git.dreaming.importing import execute_import, import_from_json, plan_import
 from apm_git.errors import PlanRefused
 from apm_git.model.config import Config
 from apm_git.model.limits import MAX_FILE_BYTES
 from apm_git.model.records import parse
+from apm_git.present.shapes_plans import plan_json
 from apm_git.store.repo import MemoryRepo
 from tests.conftest import Invoke, git, run_apm
 from tests.realworld import ENV_CASES, cases_dir
@@ -81,10 +82,10 @@ def test_ids_already_used_are_skipped_and_a_stale_plan_is_refused() -> None:
     assert [(s.line, s.reason) for s in plan.skipped] == [
         (12, "entry id 2026-05-13-email-checks-use-gog-only is already used in decisions.md:5"),
     ]
-    edited = import_from_json(import_json(plan, "memory"), "memory", TODAY)
+    edited = import_from_json(plan_json(plan, "memory"), "memory", TODAY)
     with pytest.raises(PlanRefused, match=r"no such section in decisions\.md now"):
         execute_import(edited, {"decisions.md": "# Decisions\n"}, ROUTING, {})
-    data = import_json(plan, "memory")
+    data = plan_json(plan, "memory")
     data["import"][0]["kind"] = "mood"
     with pytest.raises(PlanRefused, match=r"import\[0\]\.kind must be one of the kinds: decision, lesson, "):
         import_from_json(data, "memory", TODAY)
