@@ -4,7 +4,8 @@ A `Shape` names one schema of apm_git/schemas/ (`flush`, `hooks-install`) and de
 by field, in the order the output prints them: `Str`, `Int`, `Bool`, `Num`, `Const`, `Enum` (the words of
 a `Literal` type of apm_git/model/vocabulary.py, so the schema's enum is the code's type), `Maybe` (or
 null), `List`, `Obj`, `Map`, `Variants`, `Ref`, `Anything`; `From` says where a field's value comes from
-when it is not the attribute of its name (another attribute, or a value computed from the object).  From
+when it is not the attribute of its name (another attribute, or a value computed from the object), and
+`within` moves an object's fields into one that holds it.  From
 that one declaration:
 
 - `Shape.schema()` is the JSON Schema that `python -m apm_git.present.generate_schemas` writes, checked in
@@ -204,6 +205,26 @@ class From(Spec):
     def of(self, value: Any) -> Any:
         """The field's value in `value`, the object it is a field of."""
         return getattr(value, self.read) if isinstance(self.read, str) else self.read(value)
+
+
+def within(read: Callable[[Any], Any], fields: Mapping[str, Spec], empty: Mapping[str, Any] | None = None,
+           ) -> dict[str, Spec]:
+    """`fields` as fields of an object that holds theirs: each read from `read(value)` (`empty`'s value when
+    that is None), so one declaration serves both (a tracked folder, and a listed item that holds one)."""
+
+    def moved(name: str, spec: Spec) -> Spec:
+        if isinstance(spec, Const):
+            return spec
+
+        def of(value: Any) -> Any:
+            inner = read(value)
+            if inner is None and empty is not None:
+                return empty[name]
+            return spec.of(inner) if isinstance(spec, From) else getattr(inner, name)
+
+        return From(spec.inner if isinstance(spec, From) else spec, of)
+
+    return {name: moved(name, spec) for name, spec in fields.items()}
 
 
 class Obj(Spec):

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from apm_git.model import vocabulary as words
-from apm_git.present.declare import Bool, Enum, From, Int, List, Maybe, Obj, Ref, Shape, Spec, Str
+from apm_git.present.declare import Bool, Enum, From, Int, List, Maybe, Obj, Ref, Shape, Str, within
 from apm_git.present.parts import CAP, HOOKS_WIRED, SHA, SNAPSHOT_WITHHELD, TRACKED
 
 if TYPE_CHECKING:
@@ -54,7 +54,7 @@ TRACK_LIST = Shape(
     Obj(
         {
             "tracked": List(Obj({
-                **TRACKED.fields, "snapshots": Int(0), "last": Maybe(Str()),
+                **within(lambda listed: listed.tracked, TRACKED.fields), "snapshots": Int(0), "last": Maybe(Str()),
                 "last_trigger": Maybe(Enum(words.SnapshotTrigger)), "problem": Maybe(Str()),
             })),
             "unreadable": List(Str()),
@@ -78,19 +78,6 @@ NOT_TAKEN: dict[str, Any] = {"trigger": None, "session": None, "commit": None, "
                              "background": False, "skipped": None}  # a folder `snapshot --all` could not snapshot
 
 
-def _taken(name: str, spec: Spec) -> From:
-    """A field of the snapshot an outcome of `snapshot` took (NOT_TAKEN's when it took none)."""
-    read = spec.read if isinstance(spec, From) else name
-
-    def of(outcome: Outcome) -> Any:
-        shot = outcome.snapshot
-        if shot is None:
-            return NOT_TAKEN[name]
-        return getattr(shot, read) if isinstance(read, str) else read(shot)
-
-    return From(spec.inner if isinstance(spec, From) else spec, of)
-
-
 SNAPSHOT = Shape(
     "snapshot",
     "apm-git snapshot --json",
@@ -98,10 +85,10 @@ SNAPSHOT = Shape(
     Obj(
         {
             "snapshots": List(Obj({
-                **{name: _taken(name, spec) for name, spec in SNAPSHOT_TAKEN.fields.items()},
-                "id": From(Str(), lambda outcome: outcome.tracked.id),
-                "folder": From(Str(), lambda outcome: outcome.tracked.folder),
-                "trigger": _taken("trigger", Maybe(Enum(words.SnapshotTrigger))),
+                **within(lambda outcome: outcome.snapshot, {
+                    **SNAPSHOT_TAKEN.fields, "trigger": Maybe(Enum(words.SnapshotTrigger)),
+                }, NOT_TAKEN),
+                **within(lambda outcome: outcome.tracked, {"id": Str(), "folder": Str()}),
                 "error": Maybe(Str()),
             })),
         },
@@ -286,9 +273,7 @@ def track_json(result: TrackResult, hooks: list[dict[str, Any]]) -> dict[str, An
 
 
 def listing_json(listed: Sequence[Listed], broken: Sequence[str]) -> dict[str, Any]:
-    return TRACK_LIST.build(None, tracked=[{**tracked_json(item.tracked), "snapshots": item.snapshots,
-                                            "last": item.last, "last_trigger": item.last_trigger,
-                                            "problem": item.problem} for item in listed], unreadable=broken)
+    return TRACK_LIST.build(None, tracked=listed, unreadable=broken)
 
 
 def untrack_json(tracked: Tracked, hooks: list[dict[str, Any]]) -> dict[str, Any]:
