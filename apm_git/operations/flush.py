@@ -5,7 +5,8 @@ A flush never refuses to save memory, and never commits a loss.  It auto-initial
 what the scope is missing, refreshes INDEX.md and flush-state.json, and commits exactly
 the scope's memory paths; whatever else the user has staged or changed stays as it was.
 An entry the work tree lost with no record of where it went stays committed as HEAD has
-it (operations/flush_keep.py).
+it (operations/flush_keep.py).  What the commit holds is decided first, writing nothing
+(operations/flush_plan.py); this module carries that plan out.
 """
 from __future__ import annotations
 
@@ -95,17 +96,18 @@ def flush_locked(
     tx.guard(names.FLUSH_STATE)
     try:
         plan = plan_flush(repo, scope, now.date(), scan(repo, pathspecs, changed))
-        return _execute(repo, plan, tx, result, changed, scope, now, message)
+        return _execute(repo, plan, result, changed, scope, now, message)
     except BaseException:
         tx.rollback()
         raise
 
 
 def _execute(
-    repo: MemoryRepo, plan: FlushPlan, tx: Transaction, result: FlushResult, changed: list[git.Change],
+    repo: MemoryRepo, plan: FlushPlan, result: FlushResult, changed: list[git.Change],
     scope: Scope, now: dt.datetime, message: str | None,
 ) -> FlushResult:
-    """Carry a plan out: the caches, INDEX.md and flush-state.json, then the commit (under `tx`)."""
+    """Carry a plan out: the caches, INDEX.md and flush-state.json (both guarded by the caller's Transaction),
+    then the commit."""
     for path, rows in plan.caches.items():
         cache.write(path, rows)
     result.findings, result.notes = [*result.findings, *plan.findings], list(plan.notes)
@@ -117,7 +119,7 @@ def _execute(
         result.skipped = plan.why_nothing()
         return result
     if plan.index is not None:
-        repo.write(names.INDEX, plan.index)  # guarded by `tx`
+        repo.write(names.INDEX, plan.index)
     flushed = [change.path for change in changed if change.path not in held]
     findings = clean_findings(result.findings + result.notes)  # into history: bounded, no credential
     _record_flush(repo, scope, flushed, now, result.trigger, result.session, findings)
