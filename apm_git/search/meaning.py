@@ -252,10 +252,10 @@ def rank(repo: MemoryRepo, scope: SearchScope, index: Index, query: str, wanted:
     similarity = dict(zip(ids.tolist(), cosine.tolist(), strict=True))
 
     def fused(part: bool | None) -> list[tuple[int, float]]:
-        bm25 = dict(index.ranked(wanted, limit=WIDE, archive=part))
+        bm25 = dict(index.ranked(wanted, limit=2 * WIDE, archive=part))  # scores for the nearest ones too
         inside = np.ones(len(ids), dtype=bool) if part is None else (ids >= ARCHIVE_IDS) == part
         near = ids[inside][np.argsort(-cosine[inside], kind="stable")[:WIDE]].tolist()
-        candidates = list(dict.fromkeys([*bm25, *near]))
+        candidates = list(dict.fromkeys([*list(bm25)[:WIDE], *near]))
         if not candidates:
             return []
         values = [similarity[id_] for id_ in candidates if id_ in similarity]
