@@ -153,3 +153,41 @@ def test_a_plain_search_loads_neither_numpy_nor_the_model(mem: MemoryRepo, run_c
     ran = subprocess.run([sys.executable, "-c", probe, "--repo", str(mem.root), "search", "Honda"],
                          capture_output=True, text=True, check=False)
     assert ran.returncode == 0 and ran.stderr.strip() == "[]", ran.stderr
+
+
+def test_live_memory_ranks_first_and_the_archive_alone_on_asking(mem: MemoryRepo, run_cli: Invoke) -> None:
+    write(mem, "archive/2026-01.md", "# Archive 2026-01\n\n## Bought a car\n\nTom sold his old bicycle and bought "
+                                     "a second-hand Toyota.\n")
+    embed(run_cli, mem)
+    question = "What car did he purchase recently?"
+    live_first = cli_json(run_cli, mem, "search", "--meaning", "--limit", "50", question)
+    archived = [hit["archived"] for hit in live_first["hits"]]
+    assert archived == sorted(archived) and archived[-1] and not archived[0]
+    only = cli_json(run_cli, mem, "search", "--meaning", "--archive-only", question)
+    assert places(only)[0] == "memory/archive/2026-01.md:3" and all(hit["archived"] for hit in only["hits"])
+    alike = cli_json(run_cli, mem, "search", "--meaning", "--archive", question)
+    assert set(places(alike)[:2]) == {"memory/archive/2026-01.md:3", "memory/friends.md:3"}
+
+
+def test_a_group_has_its_own_vectors(mem: MemoryRepo, run_cli: Invoke) -> None:
+    write(mem, "groups/alpha/garden.md", "# Garden\n\nThe tomatoes need watering twice a day in July.\n")
+    built = embed(run_cli, mem, "--group", "alpha")
+    assert built["where"] == "group alpha" and built["path"].endswith("group-alpha.vectors")
+    found = cli_json(run_cli, mem, "search", "--meaning", "--group", "alpha", "How often should the plants get water?")
+    assert places(found)[0] == "memory/groups/alpha/garden.md:1"
+    assert not vectors(mem).exists()
+
+
+def test_a_second_builder_waits_for_the_first_then_gives_up_with_one_line(mem: MemoryRepo) -> None:
+    """The vectors' lock is flock(2), as the index's: while another process holds it a build waits, then stops
+    with exit 3 and nothing written."""
+    import fcntl
+
+    lock = mem.git_dir / "apm-git" / "search" / "memory.vectors.lock"
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    with lock.open("w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        ran = subprocess.run([sys.executable, "-m", "apm_git", "--repo", str(mem.root), "embed"], capture_output=True,
+                             text=True, check=False, env={**os.environ, "APM_GIT_LOCK_TIMEOUT": "0.5"})
+    assert ran.returncode == 3 and ran.stderr.count("\n") == 1 and "another apm-git process embedding" in ran.stderr
+    assert not vectors(mem).exists()
