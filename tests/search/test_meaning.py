@@ -191,3 +191,36 @@ def test_a_second_builder_waits_for_the_first_then_gives_up_with_one_line(mem: M
                              text=True, check=False, env={**os.environ, "APM_GIT_LOCK_TIMEOUT": "0.5"})
     assert ran.returncode == 3 and ran.stderr.count("\n") == 1 and "another apm-git process embedding" in ran.stderr
     assert not vectors(mem).exists()
+
+
+def test_a_stopped_build_keeps_what_it_saved(mem: MemoryRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A long build writes the file every CHECKPOINT passages: stopped after the first write, the next build
+    embeds only the rest."""
+    from apm_git.commands.embed import embed as embed_now
+    from apm_git.search import meaning
+
+    monkeypatch.setattr(meaning, "CHECKPOINT", meaning.BATCH)
+
+    def stop(done: int, todo: int) -> None:
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        embed_now(mem, progress=stop)
+    rest = embed_now(mem)
+    assert rest.reused == meaning.BATCH and rest.embedded == rest.passages - meaning.BATCH
+    assert not list(vectors(mem).parent.glob("*.tmp"))
+
+
+def test_an_edit_that_moves_passages_keeps_their_vectors_and_finds_them(mem: MemoryRepo, run_cli: Invoke) -> None:
+    """Vectors are found by where their passages were (a file's blob id and lines) and, for a file changed since,
+    by their text: a passage moved down by an edit above it ranks as before, and the next embed embeds only
+    the new text."""
+    built = embed(run_cli, mem)
+    write(mem, "friends.md", PEOPLE.replace("# People\n", "# People\n\n## Anna\n\nAnna plays chess.\n"))
+    found = run_cli("--repo", str(mem.root), "--json", "search", "--meaning", "What car did he purchase recently?")
+    assert places(json.loads(found.stdout))[0] == "memory/friends.md:7"
+    assert "1 passage of" in found.stderr
+    again = embed(run_cli, mem)
+    assert (again["embedded"], again["reused"]) == (1, built["passages"])
+    quiet = run_cli("--repo", str(mem.root), "search", "--meaning", "What car did he purchase recently?")
+    assert quiet.stderr == ""
