@@ -267,7 +267,10 @@ def rank(repo: MemoryRepo, scope: SearchScope, index: Index, query: str, wanted:
     """The best `limit` sections for the query by meaning and words fused: live memory first, then the archive,
     unless `alike` (one ranking) or `archive` (True: the archive alone)."""
     np = model.np
-    vectors, why = _of_model(VectorsPlace(repo, scope).read(np), model)
+    try:
+        vectors, why = _of_model(VectorsPlace(repo, scope).read(np), model)
+    except OSError as error:  # the index's folder cannot be made: the index was built in memory
+        vectors, why = None, f"the vectors could not be read ({error.strerror})"
     known = vectors.places if vectors is not None else {}
     every = index.places()
     section_of = {id_: section for id_, section, _, _, _ in every}
