@@ -306,8 +306,8 @@ def rank(repo: MemoryRepo, scope: SearchScope, index: Index, query: str, wanted:
         for id_ in candidates:
             words = bm25.get(id_, 0.0) / top
             # no vector yet: its words stand for its meaning too, so a passage not embedded still ranks by them
-            near = (similarity[id_] - low) / (high - low + 1e-9) if id_ in similarity else words
-            score[id_] = words + DENSE_WEIGHT * near
+            meant = (similarity[id_] - low) / (high - low + 1e-9) if id_ in similarity else words
+            score[id_] = words + DENSE_WEIGHT * meant
         return sorted(((id_, round(value, 3)) for id_, value in score.items()), key=lambda item: -item[1])
 
     parts: list[bool | None] = [None] if alike and archive is None else [archive] if archive else [False, True]
