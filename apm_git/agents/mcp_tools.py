@@ -57,14 +57,15 @@ def _load(repo: MemoryRepo, *, intent: str | None, budget: int | None, group: st
                          session=session))
 
 
-def _search(repo: MemoryRepo, *, query: str, limit: int, archive: bool, archive_only: bool) -> str:
+def _search(repo: MemoryRepo, *, query: str, limit: int, archive: bool, archive_only: bool, meaning: bool) -> str:
     from apm_git.commands.search import search
     from apm_git.errors import UsageError
     from apm_git.present.shapes_loading import search_json
 
     if archive and archive_only:
         raise UsageError("archive and archive_only exclude each other: give one")
-    return _as_json(search_json(search(repo, query, archive_alike=archive, archive_only=archive_only, limit=limit)))
+    return _as_json(search_json(search(repo, query, archive_alike=archive, archive_only=archive_only, limit=limit,
+                                       meaning=meaning)))
 
 
 @contextlib.contextmanager
@@ -173,6 +174,9 @@ TOOLS: tuple[Tool, ...] = (
              Param("archive", "boolean", "Rank the archive with live memory by match alone (CLI --archive).",
                    default=False),
              Param("archive_only", "boolean", "Search the archive only (CLI --archive-only).", default=False),
+             Param("meaning", "boolean", "Rank by meaning and words together, from the vectors `apm-git embed` built "
+                   "(CLI --meaning; needs the extra apm-git[meaning]; the worker keeps the model loaded).",
+                   default=False),
          ), _search),
     Tool("journal_add", "Light Sleep: append a record to today's journal (JSON). Not committed until flush.", (
         Param("text", "string", "The record's body.", required=True),

@@ -22,6 +22,7 @@ COMMANDS: tuple[tuple[str, str], ...] = (
     ("allow-secret", "apm_git.cli.checks:allow_secret_cmd"),
     ("load", "apm_git.cli.loading:load_cmd"), ("remember", "apm_git.cli.loading:remember_cmd"),
     ("search", "apm_git.cli.loading:search_cmd"), ("hit", "apm_git.cli.loading:hit_cmd"),
+    ("embed", "apm_git.cli.loading:embed_cmd"),
     ("deep-sleep", "apm_git.cli.dreaming:deep_sleep_cmd"), ("rem", "apm_git.cli.dreaming:rem_cmd"),
     ("dream", "apm_git.cli.dreaming:dream_cmd"), ("history", "apm_git.cli.dreaming:history_cmd"),
     ("import", "apm_git.cli.dreaming:import_cmd"), ("forget", "apm_git.cli.dreaming:forget_cmd"),

@@ -146,9 +146,12 @@ def remember_cmd(
 @click.option("--limit", type=click.IntRange(min=1), default=10, show_default=True, help="Sections to show.")
 @click.option("--group", help="Search this group's memory (groups/NAME/) instead; groups are never searched otherwise.")
 @click.option("--scan", is_flag=True, help="Read every file instead of using the index (where SQLite has no FTS5).")
+@click.option("--meaning", is_flag=True,
+              help="Rank by meaning and words together: the vectors `apm-git embed` built, fused with the index's "
+                   "BM25 (needs `pip install 'apm-git[meaning]'`).")
 @click.pass_context
 def search_cmd(ctx: click.Context, query: str, archive_alike: bool, archive_only: bool, limit: int,
-               group: str | None, scan: bool) -> int:
+               group: str | None, scan: bool, meaning: bool) -> int:
     """L3: the sections of memory that best match QUERY, in any language: entry id or file:line, heading,
     a snippet with the match, and the score."""
     from apm_git.commands.search import search
@@ -158,8 +161,10 @@ def search_cmd(ctx: click.Context, query: str, archive_alike: bool, archive_only
     if archive_only and archive_alike:
         raise UsageError("--archive ranks the archive with live memory, --archive-only searches it alone; "
                          "give one of them")
+    if scan and meaning:
+        raise UsageError("--scan reads the files, --meaning needs the index and its vectors; give one of them")
     result = search(state(ctx).repo(), query, archive_only=archive_only, archive_alike=archive_alike, limit=limit,
-                    group=group, scan=scan)
+                    group=group, scan=scan, meaning=meaning)
     for problem in result.skipped:
         warn(f"apm-git: skipped {problem}")
     if result.note:
@@ -173,6 +178,27 @@ def search_cmd(ctx: click.Context, query: str, archive_alike: bool, archive_only
                  f"{result.files_searched} files ({result.where})" if result.total else
                  f"nothing matched {query!r} in {result.files_searched} files ({result.where})")
     emit(ctx, shapes.search_json(result), text_of(lines))
+    return EXIT_OK
+
+
+@click.command("embed")
+@click.option("--group", help="Embed this group's passages (its own search index) instead of the memory's.")
+@click.pass_context
+def embed_cmd(ctx: click.Context, group: str | None) -> int:
+    """The meaning layer for `search --meaning`: a vector of every passage the search index holds, kept beside
+    the index under .git; only passages whose text is new are embedded (needs `pip install 'apm-git[meaning]'`)."""
+    from apm_git.commands.embed import embed
+
+    def progress(done: int, todo: int) -> None:
+        warn(f"apm-git: embedded {done} of {todo} passages (saved; a stopped run keeps them)")
+
+    result = embed(state(ctx).repo(), group=group, progress=progress)
+    if result.rebuilt:
+        warn(f"apm-git: {result.rebuilt}: made anew")
+    lines = [f"{result.path}: {result.embedded} passage{'' if result.embedded == 1 else 's'} embedded "
+             f"({result.cpu_seconds:g} s of CPU), {result.reused} kept, {result.dropped} dropped; "
+             f"{result.passages} in the {result.where} search index ({result.model})"]
+    emit(ctx, shapes.embed_json(result), text_of(lines))
     return EXIT_OK
 
 

@@ -23,7 +23,7 @@ import dataclasses
 from typing import TYPE_CHECKING
 
 from apm_git.errors import UsageError
-from apm_git.model.vocabulary import SearchMethod
+from apm_git.model.vocabulary import RecallMethod
 from apm_git.model.withhold import WithheldSection
 from apm_git.store import tokens
 from apm_git.store.repo import MemoryRepo
@@ -83,7 +83,7 @@ class RecallResult:
     sections: list[Recalled]
     tokens: int
     budget: int
-    method: SearchMethod
+    method: RecallMethod
     withheld: list[WithheldSection] = dataclasses.field(default_factory=list)  # matched, left out: a suspected secret
 
 

@@ -5,7 +5,9 @@ Ranking is BM25 over the index (apm_git/search/index.py), a word in a heading we
 times a word in the body.  Live memory ranks above the archive: archived sections follow the live
 ones unless the user asks for the archive (`--archive`), which ranks both by their match alone, a
 live section first on an equal score.  `--scan` reads every file instead (the fallback where SQLite
-has no FTS5): sections that hold more of the query's words first, then more occurrences.
+has no FTS5): sections that hold more of the query's words first, then more occurrences.  `--meaning` fuses
+BM25 with the passages' sentence vectors (the optional layer of apm_git/search/meaning.py, built by
+`apm-git embed`).
 """
 from __future__ import annotations
 
@@ -59,13 +61,16 @@ class SearchResult:
 
 def search(
     repo: MemoryRepo, query: str, *, archive_only: bool = False, archive_alike: bool = False, limit: int = 10,
-    group: str | None = None, scan: bool = False,
+    group: str | None = None, scan: bool = False, meaning: bool = False,
 ) -> SearchResult:
     """`archive_only`: the archive alone; `archive_alike`: the archive ranked with live memory by match
-    alone (a live section first on an equal score); neither: live sections first, then archived ones."""
+    alone (a live section first on an equal score); neither: live sections first, then archived ones.
+    `meaning`: BM25 fused with the vectors `apm-git embed` built (the extra `apm-git[meaning]`)."""
+    if meaning:
+        return _by_meaning(repo, query, archive_only=archive_only, archive_alike=archive_alike, limit=limit,
+                           group=group)
     wanted = query_terms(query)
-    where = (f"group {group}" if group else "archive" if archive_only else
-             "live and archive alike" if archive_alike else "live, then archive")
+    where = _where(group, archive_only, archive_alike)
     scope, archive = SearchScope(group), True if archive_only else None
     note = None
     if scan:
@@ -79,13 +84,46 @@ def search(
             index.close()
         files, skipped, note = index.refresh.files, index.refresh.skipped, index.refresh.note
     result = SearchResult(query, where, "scan" if scan else "index", [], total, files, skipped, note)
+    _add_hits(repo, result, found, wanted)
+    return result
+
+
+def _where(group: str | None, archive_only: bool, archive_alike: bool) -> str:
+    return (f"group {group}" if group else "archive" if archive_only else
+            "live and archive alike" if archive_alike else "live, then archive")
+
+
+def _by_meaning(repo: MemoryRepo, query: str, *, archive_only: bool, archive_alike: bool, limit: int,
+                group: str | None) -> SearchResult:
+    from apm_git.search import meaning
+
+    model = meaning.engine()  # first: without the extra, nothing else is done
+    wanted = terms.query_terms(query)
+    scope = SearchScope(group)
+    index = Index(repo, scope)
+    try:
+        ranked = meaning.rank(repo, scope, index, query, wanted, limit=limit, archive=True if archive_only else None,
+                              alike=archive_alike, model=model)
+    finally:
+        index.close()
+    notes = [note for note in (index.refresh.note, ranked.note) if note]
+    if ranked.unembedded and ranked.note is None:
+        notes.append(f"{ranked.unembedded} passage{'' if ranked.unembedded == 1 else 's'} of "
+                     f"{ranked.passages} had no vector yet and ranked by their words alone; "
+                     "`apm-git embed` embeds them")
+    result = SearchResult(query, _where(group, archive_only, archive_alike), "meaning", [], ranked.total,
+                          index.refresh.files, index.refresh.skipped, "; ".join(notes) or None)
+    _add_hits(repo, result, ranked.hits, wanted)
+    return result
+
+
+def _add_hits(repo: MemoryRepo, result: SearchResult, found: list[Hit], wanted: list[terms.Term]) -> None:
     for hit in found:
         first, last = hit.lines
         result.hits.append(SearchHit(
             hit.entry_id, repo.repo_path(hit.path), first, last, hit.line, hit.heading, hit.trail, hit.date,
             snippet(hit, wanted), hit.path.startswith(f"{names.ARCHIVE}/"), hit.score, matched(hit, wanted),
         ))
-    return result
 
 
 def dated_in(text: str, date: str) -> bool:

@@ -48,8 +48,10 @@ SyncStep = Literal["fast-forward", "merge"]
 LoadMode = Literal["group", "main", "dreaming"]
 # Why `load` took a file.
 LoadRole = Literal["index", "routed", "conventions", "journal", "L1", "L2", "L2 section", "hot"]
-# How search and recall found the sections: the full-text index, or reading every file.
-SearchMethod = Literal["index", "scan"]
+# How recall found the sections: the full-text index, or reading every file.
+RecallMethod = Literal["index", "scan"]
+# How search found them: as recall, or the index's words fused with the passages' vectors (`--meaning`).
+SearchMethod = Literal["index", "scan", "meaning"]
 # What `remember` wrote.
 RememberAction = Literal["decision", "task", "route", "deprecate"]
 # The agents `hooks install` wires apm-git into.

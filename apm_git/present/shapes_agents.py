@@ -46,7 +46,7 @@ RECALL = Shape(
             ),
             "tokens": Int(0),
             "budget": Int(0),
-            "method": Enum(words.SearchMethod),
+            "method": Enum(words.RecallMethod),
             "withheld": WITHHELD_SECTIONS.about(
                 (
                     "Sections that matched the prompt and were left out for a suspected secret; never the secret "

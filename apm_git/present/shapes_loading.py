@@ -1,4 +1,4 @@
-"""The `--json` output of load, remember, search and hit: version 1, documented in docs/json.md.
+"""The `--json` output of load, remember, search, embed and hit: version 1, documented in docs/json.md.
 
 Each output is declared once below (apm_git/present/declare.py) and built from that declaration: a field
 is the result's attribute of its name.
@@ -12,6 +12,7 @@ from apm_git.present.declare import Bool, Enum, Int, List, Maybe, Num, Obj, Shap
 from apm_git.present.parts import DATE, SCOPE, WITHHELD_SECTIONS
 
 if TYPE_CHECKING:
+    from apm_git.commands.embed import EmbedResult
     from apm_git.commands.hit import HitResult
     from apm_git.commands.load import LoadResult
     from apm_git.commands.remember import RememberResult
@@ -115,6 +116,25 @@ SEARCH = Shape(
     ),
 )
 
+EMBED = Shape(
+    "embed",
+    "apm-git embed --json",
+    "The meaning layer's vectors: how many passages were embedded now, kept from before, and dropped.",
+    Obj(
+        {
+            "where": Str(doc="'memory' or 'group NAME'."),
+            "path": Str(doc="The vectors file, beside the search index under .git."),
+            "model": Str(),
+            "passages": Int(0, doc="Passages in the search index."),
+            "embedded": Int(0, doc="Passages embedded by this run."),
+            "reused": Int(0, doc="Passages whose vectors were there already."),
+            "dropped": Int(0, doc="Vectors of texts that no passage holds any longer."),
+            "cpu_seconds": Num(doc="CPU time spent embedding."),
+            "rebuilt": Maybe(Str(), doc="Why the vectors on disk could not be used (they were made anew), or null."),
+        },
+    ),
+)
+
 HIT = Shape(
     "hit",
     "apm-git hit --json",
@@ -151,6 +171,10 @@ def remember_json(result: RememberResult) -> dict[str, Any]:
 
 def search_json(result: SearchResult) -> dict[str, Any]:
     return SEARCH.build(result)
+
+
+def embed_json(result: EmbedResult) -> dict[str, Any]:
+    return EMBED.build(result)
 
 
 def hit_json(result: HitResult) -> dict[str, Any]:

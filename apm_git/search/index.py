@@ -320,6 +320,42 @@ class Index:
             return []
         return self._healing(lambda: self._hits(self._ranked(wanted, limit, archive, under, alike=False)))
 
+    def ranked(self, wanted: list[terms.Term], *, limit: int, archive: bool | None) -> list[tuple[int, float]]:
+        """(passage id, BM25 score, higher is better) of the best `limit` passages for the terms; `archive` as for
+        `search` (None: both, ranked alike)."""
+        if not wanted:
+            return []
+        rows = self._healing(lambda: self._ranked(wanted, limit, archive, None, alike=archive is None))
+        return [(id_, round(-rank, 3)) for id_, rank in rows]
+
+    def hits(self, scored: list[tuple[int, float]], *, limit: int) -> list[Hit]:
+        """The sections of the scored passages, in their order, each with its first passage there, at most `limit`."""
+        return self._healing(lambda: self._hits([(id_, -score) for id_, score in scored], one_per_section=True))[:limit]
+
+    def places(self) -> list[tuple[int, int, str, int, int]]:
+        """(passage id, section id, its file's blob id, first line, last line) of every passage, in id order: where
+        each passage is, without reading its text."""
+        return self._healing(lambda: self.db.execute(
+            "SELECT p.id, p.section, f.blob, p.line, p.last FROM passages p JOIN files f ON f.path = p.path "
+            "ORDER BY p.id").fetchall())
+
+    def every_passage(self, ids: list[int] | None = None) -> list[tuple[int, int, str]]:
+        """(passage id, section id, the passage as the meaning layer embeds it: its section's heading line, then
+        its lines) of every passage (or of those of `ids`), in id order (live memory before the archive)."""
+        def read() -> list[tuple[int, int, str]]:
+            every = []
+            chosen = "" if ids is None else f" WHERE p.id IN ({', '.join(str(int(id_)) for id_ in ids)})"
+            for id_, first, last, section, line, heading, text in self.db.execute(
+                    "SELECT p.id, p.line, p.last, s.id, s.line, s.heading, s.text FROM passages p "
+                    f"JOIN sections s ON s.id = p.section{chosen} ORDER BY p.id"):
+                if not (isinstance(text, str) and isinstance(heading, str) and isinstance(first, int)
+                        and isinstance(last, int) and isinstance(line, int)):
+                    raise sqlite3.DatabaseError(f"a passage of the index holds NULL or a wrong type ({id_})")
+                body = "\n".join(text.split("\n")[first - line:last - line + 1])
+                every.append((id_, section, body if body.lstrip().startswith("#") else f"{heading}\n{body}"))
+            return every
+        return self._healing(read)
+
     def _healing(self, query: Callable[[], _T]) -> _T:
         for attempt in range(3):
             try:

@@ -42,6 +42,8 @@ async def session_run(repo: MemoryRepo, cwd: Path) -> dict[str, Any]:
         seen["remember"] = await session.call_tool("remember", {"scope": "main", "decision": "we ship on Tuesdays"})
         seen["flush"] = json.loads(text_of(await session.call_tool("flush", {"session": "mcp-1"})))
         seen["search"] = json.loads(text_of(await session.call_tool("search", {"query": "export token rotation"})))
+        seen["meaning"] = json.loads(text_of(await session.call_tool(
+            "search", {"query": "how often must the export credential change", "meaning": True})))
         entry = seen["added"]["entry_id"]
         seen["hit"] = json.loads(text_of(await session.call_tool("hit", {"entry_ids": [entry]})))
         seen["history"] = json.loads(text_of(await session.call_tool("history", {"entry_id": entry})))
@@ -65,6 +67,8 @@ def test_a_real_mcp_session_calls_every_tool(repo: MemoryRepo, tmp_path: Path) -
     assert not seen["remember"].is_error
     assert seen["flush"]["commit"]
     assert seen["added"]["entry_id"] in {hit["entry_id"] for hit in seen["search"]["hits"]}
+    assert seen["meaning"]["method"] == "meaning"  # no vectors built yet: ranked by the words it shares
+    assert seen["added"]["entry_id"] in {hit["entry_id"] for hit in seen["meaning"]["hits"]}
     assert seen["hit"]["hits"][0]["hit_count"] == 1
     assert any(event["commit"].startswith(seen["flush"]["commit"][:7]) for event in seen["history"]["events"])
     for key, schema in (("added", "journal-add"), ("flush", "flush"), ("search", "search"), ("hit", "hit"),

