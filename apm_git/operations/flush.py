@@ -73,7 +73,7 @@ def flush_locked(
     session, message = text.session, text.message
     result = FlushResult(trigger, str(scope), session, cut=list(text.notes))
     pathspecs = scope.pathspecs(repo)
-    changed = _status(repo, pathspecs)
+    head, changed = _status(repo, pathspecs)
     if if_idle:
         waiting = _still_busy(repo, changed)
         if waiting:
@@ -86,7 +86,7 @@ def flush_locked(
     own_index = keep_own_index(repo) if scope.covers_dreaming else None
     result.kept_index = [repo.repo_path(own_index)] if own_index else []
     if result.created or result.kept_index:
-        changed = _status(repo, pathspecs)
+        head, changed = _status(repo, pathspecs)
     if not changed:
         result.skipped = "nothing to flush"
         return result
@@ -95,19 +95,19 @@ def flush_locked(
     tx.guard(names.INDEX)
     tx.guard(names.FLUSH_STATE)
     try:
-        plan = plan_flush(repo, scope, now.date(), scan(repo, pathspecs, changed))
-        return _execute(repo, plan, result, changed, scope, now, message)
+        plan = plan_flush(repo, scope, now.date(), scan(repo, head, pathspecs, changed))
+        return _execute(repo, plan, result, head, changed, scope, now, message)
     except BaseException:
         tx.rollback()
         raise
 
 
 def _execute(
-    repo: MemoryRepo, plan: FlushPlan, result: FlushResult, changed: list[git.Change],
+    repo: MemoryRepo, plan: FlushPlan, result: FlushResult, head: str | None, changed: list[git.Change],
     scope: Scope, now: dt.datetime, message: str | None,
 ) -> FlushResult:
     """Carry a plan out: the caches, INDEX.md and flush-state.json (both guarded by the caller's Transaction),
-    then the commit."""
+    then the commit on `head`, the commit the scan compared with."""
     for path, rows in plan.caches.items():
         cache.write(path, rows)
     result.findings, result.notes = [*result.findings, *plan.findings], list(plan.notes)
@@ -137,7 +137,7 @@ def _execute(
     trailers = [("Apm-Trigger", result.trigger), ("Apm-Scope", str(scope)), ("Apm-Session", result.session or "none")]
     trailers += [("Apm-Finding", finding) for finding in findings]
     subject, body = _subject(message, len(result.files), result.trigger, str(scope), trailers)
-    result.commit = commit(repo, paths, subject, trailers, body=body, contents=plan.contents)
+    result.commit = commit(repo, paths, subject, trailers, body=body, contents=plan.contents, parent=head)
     return result
 
 
@@ -155,9 +155,12 @@ def _subject(message: str | None, files: int, trigger: str, scope: str,
     return f"flush: {first}", rest or None
 
 
-def _status(repo: MemoryRepo, pathspecs: list[str]) -> list[git.Change]:
-    """The scope's changes but those whose names are not UTF-8: never committed, said once (store/odd_names.py)."""
-    return [change for change in git.status(repo.root, pathspecs) if not skipped(change.path)]
+def _status(repo: MemoryRepo, pathspecs: list[str]) -> tuple[str | None, list[git.Change]]:
+    """HEAD's commit and the scope's changes but those whose names are not UTF-8: never committed, said once
+    (store/odd_names.py).  One git process for both: the scan compares with that commit, and the commit
+    is made on it (the branch moves only if it is still there)."""
+    head, changes = git.status_at_head(repo.root, pathspecs)
+    return head, [change for change in changes if not skipped(change.path)]
 
 
 def _still_busy(repo: MemoryRepo, changes: list[git.Change]) -> str | None:

@@ -69,13 +69,13 @@ class FlushPlan:
             else "every change is held back (see above)")
 
 
-def scan(repo: MemoryRepo, pathspecs: list[str], changed: list[git.Change]) -> Snapshot | str:
-    """The scope's changes, HEAD -> work tree, with their text; or why the checks cannot run.  `changed`:
-    the status of the scope just read, which spares the scan two git processes when the scope is the
-    whole memory dir."""
+def scan(repo: MemoryRepo, head: str | None, pathspecs: list[str], changed: list[git.Change]) -> Snapshot | str:
+    """The scope's changes, `head` (HEAD's commit, None before the first) -> work tree, with their text; or
+    why the checks cannot run.  `changed`: the status of the scope just read, which spares the scan two
+    git processes when the scope is the whole memory dir."""
     everything = repo.memory_prefix in pathspecs and not any(spec.startswith(":") for spec in pathspecs)
     try:
-        return gather(repo, Sides(git.head(repo.root), WORKTREE, "HEAD", "the work tree"), pathspecs=pathspecs,
+        return gather(repo, Sides(head, WORKTREE, "HEAD", "the work tree"), pathspecs=pathspecs,
                       base_texts=True, status=changed if everything else None)
     except ApmGitError as error:
         return f"the checks could not run: {error}"

@@ -91,11 +91,12 @@ def _verbs(trace: Path) -> list[str]:
     return [line.split("trace: built-in: git ", 1)[1].split()[0] for line in lines if "trace: built-in: git " in line]
 
 
-def test_a_flush_of_one_journal_is_fifteen_git_processes(
+def test_a_flush_of_one_journal_is_thirteen_git_processes(
     repo: MemoryRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The scan takes the changed and untracked files from the status the flush read (no `diff-files`,
-    no `ls-files -o`); a scope narrower than the memory dir asks git itself."""
+    no `ls-files -o`), and HEAD's commit from the same status (no `rev-parse`, for the scan or the
+    commit); a scope narrower than the memory dir asks git itself."""
     _journal(repo, "First")
     assert flush(repo).commit
     _journal(repo, "Second")
@@ -104,12 +105,12 @@ def test_a_flush_of_one_journal_is_fifteen_git_processes(
     assert flush(repo).commit
     monkeypatch.delenv("GIT_TRACE")
     assert _verbs(trace) == [
-        "status", "rev-parse", "ls-files", "diff-index", "cat-file",  # what changed, and its text at HEAD
-        "status", "rev-parse", "read-tree", "update-index", "write-tree", "ls-files", "config", "commit-tree",
+        "status", "ls-files", "diff-index", "cat-file",  # what changed, and its text at HEAD
+        "status", "read-tree", "update-index", "write-tree", "ls-files", "config", "commit-tree",
         "update-ref", "update-index",  # the commit, built apart from the user's index, and landed
     ]
     _journal(repo, "Third")
     trace.unlink()
     monkeypatch.setenv("GIT_TRACE", str(trace))
     assert flush(repo, scope=Scope("main")).commit
-    assert _verbs(trace)[2:5] == ["ls-files", "diff-files", "ls-files"]
+    assert _verbs(trace)[1:4] == ["ls-files", "diff-files", "ls-files"]

@@ -251,8 +251,8 @@ def _every_file(root: Path) -> dict[str, bytes]:
 @pytest.mark.parametrize("name", sorted(SCENARIOS))
 def test_the_plan_writes_nothing_and_the_flush_carries_it_out(repo: MemoryRepo, name: str) -> None:
     scope = SCENARIOS[name](repo)
-    changed = _status(repo, scope.pathspecs(repo))  # a status may refresh git's index
-    snap = scan(repo, scope.pathspecs(repo), changed)  # and the scan save the entries of the blobs it read
+    head, changed = _status(repo, scope.pathspecs(repo))  # a status may refresh git's index
+    snap = scan(repo, head, scope.pathspecs(repo), changed)  # and the scan save the entries of the blobs it read
     before = _every_file(repo.root)
     plan = plan_flush(repo, scope, dt.date.fromisoformat(DAY), snap)
     assert _every_file(repo.root) == before, "the plan wrote nothing, nowhere"
