@@ -33,6 +33,8 @@ def git_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Monkey
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     monkeypatch.setenv("PATH", BIN + os.pathsep + os.environ.get("PATH", ""))
     monkeypatch.setenv("PRE_COMMIT_HOME", str(tmp_path_factory.getbasetemp() / "pre-commit-home"))
+    if not _BASE:
+        _BASE.append(tmp_path_factory.getbasetemp())
     for name in ("APM_GIT_NOW", "APM_GIT_REPO", "APM_GIT_LOCK_TIMEOUT", "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE",
                  "VIRTUAL_ENV", "CLAUDE_ENV_FILE"):
         monkeypatch.delenv(name, raising=False)
@@ -45,29 +47,43 @@ def git(root: Path, *args: str, check: bool = True, input: bytes | None = None) 
     return proc.stdout.decode("utf-8", "replace")
 
 
-# One `apm-git init --no-install` per worker and day, copied for each test that asks for `repo`: an
-# init costs a commit, the templates and the index (about 0.2 s); a copy a tenth of that.
-_INITIALIZED: dict[str, Path] = {}
+# What many tests start from is made once per worker and day and copied for each test: an init costs a
+# commit, the templates and the index (about 0.1 s), the loading tests' memory two flushes more; a copy
+# a tenth of that.  Per day: init writes today's journal.
+_MADE: dict[str, Path] = {}
+_BASE: list[Path] = []  # this worker's base folder (set by git_env, before any test body runs)
+
+
+def made_once(name: str, make: Callable[[Path], object], target: Path) -> Path:
+    """A copy at `target` of the repository `make(folder)` made at its first call this worker and day.
+
+    The copy has fresh file times (shutil.copy, not copy2), and git's index learns its new inodes and
+    times (`update-index --refresh`), as after the commands that made it; anything that keeps a path
+    (the clone id) notices the move as it does after a `cp -r`."""
+    key = f"{name}-{dt.date.today().isoformat()}"
+    if key not in _MADE:
+        made = _BASE[0] / "made" / key
+        made.parent.mkdir(exist_ok=True)
+        make(made)
+        _MADE[key] = made
+    shutil.copytree(_MADE[key], target, symlinks=True, copy_function=shutil.copy)
+    git(target, "update-index", "-q", "--refresh")
+    return target
+
+
+def initialized(target: Path) -> Path:
+    """What `apm-git init --no-install` makes at `target`: a copy of one made earlier by this worker today,
+    or under APM_GIT_NOW (a fixture that moved the clock) a real init."""
+    if os.environ.get("APM_GIT_NOW"):
+        init(target, install=False)
+        return target
+    return made_once("initialized", lambda folder: init(folder, install=False), target)
 
 
 @pytest.fixture
-def repo(tmp_path: Path, tmp_path_factory: pytest.TempPathFactory) -> MemoryRepo:
-    """A fresh memory repository made by `apm-git init --no-install`.
-
-    A copy of one made earlier by this worker today, with fresh file times (shutil.copy, not copy2), so
-    it is what `init` would make now; under APM_GIT_NOW (a fixture that moved the clock) a real init."""
-    root = tmp_path / "mem"
-    if os.environ.get("APM_GIT_NOW"):
-        init(root, install=False)
-        return open_repo(root)
-    today = dt.date.today().isoformat()
-    if today not in _INITIALIZED:
-        made = tmp_path_factory.mktemp("initialized") / "mem"
-        init(made, install=False)
-        _INITIALIZED[today] = made
-    shutil.copytree(_INITIALIZED[today], root, symlinks=True, copy_function=shutil.copy)
-    git(root, "update-index", "-q", "--refresh")  # new inodes and times: the index learns them, as after an init
-    return open_repo(root)
+def repo(tmp_path: Path) -> MemoryRepo:
+    """A fresh memory repository made by `apm-git init --no-install` (`initialized`)."""
+    return open_repo(initialized(tmp_path / "mem"))
 
 
 @dataclasses.dataclass
