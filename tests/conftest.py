@@ -4,10 +4,11 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import os
+import resource
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from pathlib import Path
 
 import pytest
@@ -120,3 +121,61 @@ def run_apm(*args: str, cwd: Path, input: str | None = None, env: dict[str, str]
 @pytest.fixture
 def repo_root(repo: MemoryRepo) -> Path:
     return repo.root
+
+
+# The fast loop's rule (docs/development.md, "The fast loop"): a test that costs more than SLOW_CPU seconds
+# of CPU (its own and that of the processes it started and waited for: git, apm-git, pre-commit) is marked
+# `slow`.  CPU time, not wall time: it holds on a shared machine.  `pytest --slow-report` lists the tests
+# over it that are not marked, and the marked ones under it.
+SLOW_CPU = 0.3
+_CPU_KEY = pytest.StashKey[float]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--slow-report", action="store_true",
+                     help=f"list the tests whose CPU time is over {SLOW_CPU} s and not marked slow (and the reverse)")
+
+
+def _cpu() -> float:
+    own, waited = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + waited.ru_utime + waited.ru_stime
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    item.stash[_CPU_KEY] = _cpu()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, pytest.TestReport,
+                                                                                            pytest.TestReport]:
+    report = yield
+    if report.when == "teardown" and _CPU_KEY in item.stash:
+        report.user_properties.append(("cpu", _cpu() - item.stash[_CPU_KEY]))
+    return report
+
+
+_CPU_SEEN: list[tuple[float, str, bool]] = []
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    if report.when == "teardown":
+        cpu = dict(report.user_properties).get("cpu")
+        if isinstance(cpu, float):
+            _CPU_SEEN.append((cpu, report.nodeid, "slow" in report.keywords))
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
+    if not config.getoption("--slow-report") or not _CPU_SEEN:
+        return
+    write = terminalreporter.write_line
+    total = sum(cpu for cpu, _, _ in _CPU_SEEN)
+    write(f"CPU time of the {len(_CPU_SEEN)} tests run: {total:.1f} s (the workers' start and collection apart)")
+    over = sorted((item for item in _CPU_SEEN if item[0] > SLOW_CPU and not item[2]), reverse=True)
+    write(f"over {SLOW_CPU} s of CPU and not marked slow: {len(over)}")
+    for cpu, nodeid, _ in over:
+        write(f"  {cpu:6.2f} s  {nodeid}")
+    under = sorted(item for item in _CPU_SEEN if item[0] <= SLOW_CPU / 2 and item[2])
+    write(f"marked slow but under {SLOW_CPU / 2} s of CPU: {len(under)}")
+    for cpu, nodeid, _ in under:
+        write(f"  {cpu:6.2f} s  {nodeid}")
