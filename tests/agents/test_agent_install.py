@@ -58,6 +58,7 @@ def run_hook(command: str, payload: dict[str, str], cwd: Path) -> subprocess.Com
                           cwd=cwd, check=False)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("indent", [2, 4, "\t"])
 def test_install_twice_then_uninstall_restores_every_byte(layout: tuple[Path, MemoryRepo], indent: int | str) -> None:
     project, memory = layout
@@ -185,6 +186,7 @@ def test_status_runs_each_hook_and_reports_pass(layout: tuple[Path, MemoryRepo])
     assert "\nuser: " in ran.stdout  # the user settings are reported too
 
 
+@pytest.mark.slow
 def test_status_reports_the_exact_fix_for_a_broken_hook(layout: tuple[Path, MemoryRepo], tmp_path: Path) -> None:
     project, memory = layout
     assert run_apm("hooks", "install", "claude-code", "--memory", str(memory.root), cwd=project).exit_code == 0
@@ -238,6 +240,7 @@ def test_hook_usage_error_never_exits_2(layout: tuple[Path, MemoryRepo]) -> None
     assert ran.stderr.strip()
 
 
+@pytest.mark.slow
 def test_recall_prompt_on_the_command_line(repo: MemoryRepo) -> None:
     add(repo, "deploys go through the blue green switch on Fridays", kind="decision", title="Blue green deploys")
     ran = run_apm("recall", "how do blue green deploys work", cwd=repo.root)

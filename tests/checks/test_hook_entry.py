@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from apm_git.store.repo import MemoryRepo
 from tests.conftest import Ran, git
 
@@ -49,6 +51,7 @@ def test_usage_errors(repo: MemoryRepo, tmp_path: Path) -> None:
     assert ran.exit_code == 3 and "not a memory repository" in ran.stderr and len(ran.stderr.splitlines()) == 1
 
 
+@pytest.mark.slow
 def test_a_check_id_runs_that_check_alone_and_stores_nothing(repo: MemoryRepo) -> None:
     """The old per-check hook ids are aliases: each runs its own check, with no findings left for the next."""
     (repo.memory / "people.md").write_text("# People\n" + "- x\n" * 150)

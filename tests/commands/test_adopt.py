@@ -147,6 +147,7 @@ def test_a_state_file_apm_git_cannot_read_is_kept_and_a_fresh_one_made(tmp_path:
     assert lint_all(run_cli, root) == 0
 
 
+@pytest.mark.slow
 def test_a_suspected_secret_is_withheld_at_adoption_and_a_marked_false_positive_is_committed(
     tmp_path: Path, run_cli: Invoke,
 ) -> None:
@@ -231,6 +232,7 @@ def test_the_hooks_report_only_what_is_new_after_adoption(tmp_path: Path) -> Non
     assert ran.exit_code == 1 and "memory/2026-02-12.md:" in ran.stdout and "apm-record-format" in ran.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("bad", [
     "# Lessons\n\nsaved by a Windows editor\n".encode("utf-16"),  # UTF-16 with its BOM
     b"# Lessons\n\nLatin-1 caf\xe9\n",  # invalid UTF-8
@@ -256,6 +258,7 @@ def test_adoption_is_all_or_nothing_and_a_second_init_finishes_it(tmp_path: Path
     assert git(root, "status", "--porcelain", "--", "memory", "apm.yaml").strip() == ""
 
 
+@pytest.mark.slow
 def test_init_after_an_adoption_that_stopped_half_way_finishes_the_layout(tmp_path: Path) -> None:
     """A first init that committed the files as found and stopped there (a kill, an older apm-git): the next
     init lays out the rest, and registers the merge driver."""
@@ -271,6 +274,7 @@ def test_init_after_an_adoption_that_stopped_half_way_finishes_the_layout(tmp_pa
     assert run_apm("lint", "--all", cwd=root).exit_code == 0
 
 
+@pytest.mark.slow
 def test_init_in_an_initialized_memory_commits_nothing_but_its_own_files(tmp_path: Path) -> None:
     """Issue 23.5: the person's pending edits (an edit, a deletion, a new file) stay theirs, uncommitted;
     what init itself lays out again (a file whose deletion was committed) is all its commit holds."""

@@ -184,6 +184,7 @@ def test_the_workflow_steps_pass_on_a_clean_range_with_dreams_and_a_merge(
     assert job.env(step, work)["GATE"] == "success"
 
 
+@pytest.mark.slow
 def test_a_pushed_proposal_branch_gets_the_same_gate_and_comment(
     repo: MemoryRepo, run_cli: Invoke, tmp_path: Path,
 ) -> None:

@@ -53,6 +53,7 @@ def by_hand(case: str) -> tuple[list[str], str]:
     }[case]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("case", "kind"), [
     ("message", "GitHub Token"), ("body", "GitHub Token"), ("session", "Anthropic API Key"),
 ])
@@ -72,6 +73,7 @@ def test_a_credential_in_a_message_or_session_given_by_hand_is_refused(repo: Mem
     assert "the staging database" in git(root, "show", "HEAD")
 
 
+@pytest.mark.slow
 def test_a_credential_in_a_hook_session_id_is_redacted_and_the_memory_still_committed(repo: MemoryRepo) -> None:
     root = repo.root
     assert apm(root, "journal", "add", "the staging database is reset nightly", "--kind", "context").returncode == 0

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from apm_git.store.repo import MemoryRepo
 from tests.checks.helpers import record
 from tests.conftest import git, run_apm
@@ -36,6 +38,7 @@ def test_work_tree_changes_against_head_text_and_json(repo: MemoryRepo) -> None:
                                  "message": "missing field '- Fitness:' (fields are Tags, Fitness, Body)"}]
 
 
+@pytest.mark.slow
 def test_paths_and_all_check_files_that_did_not_change(repo: MemoryRepo) -> None:
     add(repo, "lessons.md", BROKEN)
     git(repo.root, "commit", "-qam", "committed without checks")
@@ -47,6 +50,7 @@ def test_paths_and_all_check_files_that_did_not_change(repo: MemoryRepo) -> None
     assert ran.exit_code == 1
 
 
+@pytest.mark.slow
 def test_bad_arguments_are_one_line_and_exit_2(repo: MemoryRepo, tmp_path: object) -> None:
     for args, words in ((["--from-ref", "nope"], "--from-ref nope: no such commit"),
                         (["memory/missing.md"], "no such memory file"),

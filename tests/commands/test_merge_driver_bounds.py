@@ -109,6 +109,7 @@ def test_git_merge_of_a_12_mb_file_changed_on_both_branches_is_refused_not_half_
     assert (root / big).read_text() == bulk + rec("Ours")  # ours whole, as git keeps it when the driver refuses
 
 
+@pytest.mark.slow
 def test_git_merge_adds_up_hits_of_one_entry_made_on_both_branches(tmp_path: Path, run_cli: Invoke) -> None:
     root = memory(tmp_path)  # Redis cache: hit_count=1
     text = (root / "memory/decisions.md").read_text()

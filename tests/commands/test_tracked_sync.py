@@ -30,6 +30,7 @@ def _track(who: Machine, project: Path, files: dict[str, str], remote: Path, run
     return folder
 
 
+@pytest.mark.slow
 def test_two_machines_share_one_memory_by_the_project_identity(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                                run_cli: Invoke) -> None:
     remote = tmp_path / "memory-history.git"

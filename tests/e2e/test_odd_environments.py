@@ -246,6 +246,7 @@ def two_groups(repo: MemoryRepo) -> MemoryRepo:
     return repo
 
 
+@pytest.mark.slow
 def test_search_of_a_group_does_not_follow_a_link_into_another_group(two_groups: MemoryRepo) -> None:
     repo = two_groups
     (repo.memory / "groups" / "a" / "leak.md").symlink_to(Path("..") / "b" / "experience.md")

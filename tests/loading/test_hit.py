@@ -1,12 +1,15 @@
 """`apm-git hit`: hit_count + 1 and last_referenced = today, in place, the file otherwise byte-identical."""
 from __future__ import annotations
 
+import pytest
+
 from apm_git.model.records import parse
 from apm_git.store.repo import MemoryRepo
 from tests.conftest import Invoke, git
 from tests.loading.conftest import record, write
 
 
+@pytest.mark.slow
 def test_hit_bumps_only_the_fitness_line(mem: MemoryRepo, run_cli: Invoke) -> None:
     path = mem.memory / "groups/beta/experience.md"
     before = path.read_bytes()

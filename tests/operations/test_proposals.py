@@ -6,6 +6,8 @@ import json
 import re
 from pathlib import Path
 
+import pytest
+
 from apm_git.model import trailers
 from apm_git.store.repo import MemoryRepo
 from tests.conftest import Invoke, git, run_apm
@@ -82,6 +84,7 @@ def test_propose_commits_beside_the_branch_and_accept_all_lands_it(repo: MemoryR
     mem.lint_clean()
 
 
+@pytest.mark.slow
 def test_accept_part_drops_an_item_and_only_takes_some(repo: MemoryRepo, run_cli: Invoke) -> None:
     mem = memory(repo, run_cli)
     mem.cli("rem", "--propose")
@@ -152,6 +155,7 @@ def test_the_setting_makes_proposals_the_default(repo: MemoryRepo, run_cli: Invo
     assert mem.head() != before
 
 
+@pytest.mark.slow
 def test_two_proposals_and_a_flush_between_lose_no_entry(repo: MemoryRepo, run_cli: Invoke) -> None:
     mem = memory(repo, run_cli)
     mem.cli("journal", "add", "Retry the flaky upload twice", "--kind", "lesson", "--title", "Flaky upload",

@@ -203,6 +203,7 @@ def _starts_git(call: ast.Call) -> bool:
     return False
 
 
+@pytest.mark.slow
 def test_only_the_gateway_starts_git() -> None:
     """git starts only in apm_git/git.py; every other module that starts a program is on a short list
     with its reason, and starts none of them with a literal `git`."""
@@ -248,6 +249,7 @@ def _python_files() -> Iterator[tuple[str, ast.Module]]:
             yield str(path.relative_to(root)), ast.parse(path.read_text(encoding="utf-8"))
 
 
+@pytest.mark.slow
 def test_nothing_outside_the_gateway_uses_its_private_functions() -> None:
     broken = []
     for where, tree in _python_files():

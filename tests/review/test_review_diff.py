@@ -91,6 +91,7 @@ def story(repo: MemoryRepo, run_cli: Invoke) -> Story:
     return story
 
 
+@pytest.mark.slow
 def test_deep_sleep_promotions_with_their_reasons(story: Story) -> None:
     data = story.diff_json(f"{story.commits['journal']}..{story.commits['deep-sleep']}")
     entries = by_id(data)
@@ -178,6 +179,7 @@ def test_a_body_edit_is_a_word_diff(story: Story) -> None:
     assert by_id(story.diff_json("--cached"))["2026-05-20-api-versioning"]["status"] == "edited"
 
 
+@pytest.mark.slow
 def test_a_hand_deletion_committed_with_git_is_a_loss_and_exits_1(story: Story) -> None:
     root = story.repo.root
     people = story.repo.memory / "people.md"
@@ -208,6 +210,7 @@ def test_a_hand_deletion_committed_with_git_is_a_loss_and_exits_1(story: Story) 
         ("2026-05-20-healthy-note-5", "forgotten", "a test note")]
 
 
+@pytest.mark.slow
 def test_a_range_with_a_merge_commit(story: Story) -> None:
     """Deep sleep on a branch, a hand edit on main, merged: the end states and every commit's trailers."""
     root, repo = story.repo.root, story.repo

@@ -44,6 +44,7 @@ def alias_bomb(levels: int = 9) -> str:
     return "[" + ", ".join(items) + "]"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("key", "dotted"), [
     ("rem:\n  every_days: {bomb}\n", "rem.every_days"),
     ("memory_budget: {bomb}\n", "memory_budget"),
@@ -169,6 +170,7 @@ def test_state_timestamps_of_the_wrong_type_or_range_are_a_state_error(
     assert git(repo.root, "rev-list", "--count", "HEAD").strip() == "1"
 
 
+@pytest.mark.slow
 def test_dm_load_reports_a_bad_last_flush_time_and_still_loads(repo: MemoryRepo) -> None:
     assert apm(repo.root, "flush").returncode == 0  # creates the DM index
     _edit_state(repo, {"main_session": {"last_flush_time": 12345}})
