@@ -127,7 +127,7 @@ def repo_root(repo: MemoryRepo) -> Path:
 # of CPU (its own and that of the processes it started and waited for: git, apm-git, pre-commit) is marked
 # `slow`.  CPU time, not wall time: it holds on a shared machine.  `pytest --slow-report` lists the tests
 # over it that are not marked, and the marked ones under it.
-SLOW_CPU = 0.3
+SLOW_CPU = 0.2
 _CPU_KEY = pytest.StashKey[float]()
 
 

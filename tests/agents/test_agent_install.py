@@ -89,6 +89,7 @@ def test_install_twice_then_uninstall_restores_every_byte(layout: tuple[Path, Me
     assert path.read_bytes() == original
 
 
+@pytest.mark.slow
 def test_uninstall_takes_out_the_hooks_key_it_brought(layout: tuple[Path, MemoryRepo]) -> None:
     project, memory = layout
     path = settings_file(project)
@@ -102,6 +103,7 @@ def test_uninstall_takes_out_the_hooks_key_it_brought(layout: tuple[Path, Memory
     assert path.read_bytes() == original
 
 
+@pytest.mark.slow
 def test_user_install_writes_home_settings_only(layout: tuple[Path, MemoryRepo]) -> None:
     project, memory = layout
     ran = run_apm("hooks", "install", "claude-code", "--user", "--memory", str(memory.root), cwd=project)
@@ -201,6 +203,7 @@ def test_status_reports_the_exact_fix_for_a_broken_hook(layout: tuple[Path, Memo
         assert check["detail"].startswith("exit 3: ") and "does not exist" in check["detail"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", ["flush --hook-input -", "load --format claude-hook --hook-input -",
                                      "recall --hook-input -"])
 def test_a_wrong_memory_path_is_named_where_it_was_given(layout: tuple[Path, MemoryRepo], command: str) -> None:
@@ -221,6 +224,7 @@ def test_a_wrong_memory_path_is_named_where_it_was_given(layout: tuple[Path, Mem
     assert "give --repo your memory repository's folder" in line
 
 
+@pytest.mark.slow
 def test_install_names_a_wrong_memory_flag(layout: tuple[Path, MemoryRepo], tmp_path: Path) -> None:
     project, _ = layout
     ran = run_apm("hooks", "install", "claude-code", "--memory", str(tmp_path / "nowhere"), cwd=project)

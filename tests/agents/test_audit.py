@@ -84,6 +84,7 @@ def test_audit_finds_the_unflushed_compaction_and_session_end(repo: MemoryRepo, 
     assert f"Last compaction audited: {DAY}T13:00:00+00:00 (session sess-a), NOT flushed" in status.stdout
 
 
+@pytest.mark.slow
 def test_audit_all_flushed_exits_0_and_a_running_session_is_not_judged(repo: MemoryRepo, tmp_path: Path) -> None:
     projects = tmp_path / "projects"
     hook_flush(repo, "PreCompact", "sess-c", "10:00:00", note="c before compaction")

@@ -113,6 +113,7 @@ def test_same_bytes_with_the_memory_found_from_the_payload(memory: MemoryRepo, t
     assert b"NO_PROXY=localhost" in env_repo[0][1]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["not JSON, CR", "not UTF-8", "match in Korean"])
 def test_same_bytes_when_stdin_is_already_strict_utf8(memory: MemoryRepo, tmp_path: Path, name: str) -> None:
     # PYTHONIOENCODING=utf-8 gives a strict UTF-8 stdin, which click reads as it is (no newline translation)

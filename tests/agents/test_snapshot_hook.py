@@ -181,6 +181,7 @@ def test_the_light_entry_and_the_command_line_agree(tmp_path: Path, monkeypatch:
     assert via.returncode == 0 and "nothing changed" in via.stdout
 
 
+@pytest.mark.slow
 def test_codex_payloads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run_cli: Invoke) -> None:
     laptop = machine(tmp_path, monkeypatch)
     folder = laptop.codex_memories({"MEMORY.md": "# Memories\n- prefers uv\n"})

@@ -77,6 +77,7 @@ def test_the_old_program_name_runs_the_same_hook(repo: MemoryRepo) -> None:
     assert Path(OLD_NAME).read_text() == Path(HOOK).read_text()  # both console scripts of hook_run:main
 
 
+@pytest.mark.slow
 def test_apm_checks_prints_every_check_and_stores_nothing(repo: MemoryRepo, tmp_path: Path) -> None:
     (repo.memory / "people.md").write_text("# People\n" + "- x\n" * 150)
     git(repo.root, "commit", "-qam", "over budget, committed without checks")
@@ -101,6 +102,7 @@ def test_apm_checks_before_the_first_commit(repo: MemoryRepo) -> None:
     assert (ran.exit_code, ran.stdout, ran.stderr) == (1, BROKEN, "")
 
 
+@pytest.mark.slow
 def test_a_new_staged_state_is_checked_afresh(repo: MemoryRepo) -> None:
     stage_broken_record(repo)
     assert hook(repo.root, "apm-record-format", "memory/lessons.md").stdout == BROKEN

@@ -101,6 +101,7 @@ def test_adopting_a_git_repository_with_the_files_committed(tmp_path: Path, run_
     assert run_cli("--repo", str(root), "lint", "--from-ref", "HEAD~1", "--to-ref", "HEAD").exit_code == 0
 
 
+@pytest.mark.slow
 def test_init_then_copying_the_files_in_never_loses_the_persons_index(tmp_path: Path, run_cli: Invoke) -> None:
     root = tmp_path / "ws"
     init(run_cli, root)
@@ -197,6 +198,7 @@ def test_allow_secret_refuses_a_spot_without_a_suspected_secret(
     assert after == before
 
 
+@pytest.mark.slow
 def test_a_baseline_that_cannot_be_read_stops_lint_with_one_line_and_flush_still_saves(
     tmp_path: Path, run_cli: Invoke,
 ) -> None:

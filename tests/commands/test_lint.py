@@ -17,6 +17,7 @@ def add(repo: MemoryRepo, name: str, text: str) -> None:
     path.write_text(path.read_text() + text)
 
 
+@pytest.mark.slow
 def test_a_clean_repository_has_no_findings(repo: MemoryRepo) -> None:
     for args in ([], ["--all"]):
         ran = run_apm("lint", *args, cwd=repo.root)
@@ -24,6 +25,7 @@ def test_a_clean_repository_has_no_findings(repo: MemoryRepo) -> None:
         assert "0 finding(s)" in ran.stderr
 
 
+@pytest.mark.slow
 def test_work_tree_changes_against_head_text_and_json(repo: MemoryRepo) -> None:
     add(repo, "lessons.md", BROKEN)
     ran = run_apm("lint", cwd=repo.root)

@@ -76,6 +76,7 @@ def unmerged(root: Path) -> list[str]:
     return git(root, "diff", "--name-only", "--diff-filter=U").split()
 
 
+@pytest.mark.slow
 def test_git_merge_of_a_file_made_junk_on_one_branch_is_a_conflict_that_keeps_every_entry(tmp_path: Path) -> None:
     root = memory(tmp_path)
     text = (root / "memory/decisions.md").read_text()

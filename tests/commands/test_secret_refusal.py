@@ -55,6 +55,7 @@ def test_allow_secret_writes_the_pragma_and_the_flush_commits_it(repo: MemoryRep
     assert git(repo.root, "show", f"HEAD:{JOURNAL}") == text
 
 
+@pytest.mark.slow
 def test_allow_secret_never_marks_a_title_or_tags(repo: MemoryRepo) -> None:
     code, _, said = _apm(repo, "journal", "add", f"{AWS_KEY} is the example key", "--kind", "context",
                          "--allow-secret")

@@ -65,6 +65,7 @@ def test_first_sync_pushes_sets_upstream_and_a_second_has_nothing_to_do(
     assert git(laptop, "rev-parse", "HEAD").strip() == head
 
 
+@pytest.mark.slow
 def test_the_other_clone_fast_forwards_and_keeps_staged_work(run_cli: Invoke, tmp_path: Path, url: str) -> None:
     laptop = first_clone(tmp_path / "laptop", url)
     assert sync(run_cli, laptop)[0] == 0
@@ -247,6 +248,7 @@ def test_staged_work_and_edited_files_are_untouched_by_a_merge(
     assert git(server, "status", "--porcelain").splitlines() == ["A  todo.txt", "?? scratch.txt"]
 
 
+@pytest.mark.slow
 def test_both_sides_changed_a_file_outside_the_memory_exits_3_with_nothing_changed(
     run_cli: Invoke, tmp_path: Path, url_by_path: str,
 ) -> None:

@@ -40,6 +40,7 @@ def with_lessons(run_cli: Invoke, tmp_path: Path, url: str) -> tuple[Path, Path]
     return laptop, server
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("junk", [
     pytest.param(b"\x00\xff\xfe junk \x80\x81" * 50, id="junk-bytes"),
     pytest.param("utf16", id="utf-16"),

@@ -84,6 +84,7 @@ def test_not_an_entry_id_is_a_usage_error(mem: MemoryRepo, run_cli: Invoke) -> N
     assert git(mem.root, "status", "--porcelain") == ""
 
 
+@pytest.mark.slow
 def test_flush_commits_the_hits(mem: MemoryRepo, run_cli: Invoke) -> None:
     assert run_cli("--repo", str(mem.root), "hit", "2026-04-06-alpha-decision-0").exit_code == 0
     assert run_cli("--repo", str(mem.root), "flush").exit_code == 0

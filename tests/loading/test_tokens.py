@@ -96,6 +96,7 @@ def test_the_decoded_copy_builds_the_same_encoding(tmp_path: Path, monkeypatch: 
     assert built[0].encode_ordinary(text) == built[1].encode_ordinary(text)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("damage", ["other files", "torn"])
 def test_a_stale_or_torn_copy_is_decoded_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, damage: str) -> None:
     import marshal

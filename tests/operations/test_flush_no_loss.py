@@ -165,6 +165,7 @@ def test_a_lost_entry_in_a_group_is_kept_by_a_group_flush(repo: MemoryRepo, run_
     assert "Deploy on Fridays" in git(repo.root, "show", "HEAD:memory/groups/team/experience.md")
 
 
+@pytest.mark.slow
 def test_a_consolidation_never_commits_the_loss_either(repo: MemoryRepo, run_cli: Invoke) -> None:
     journal = repo.memory / "2026-04-06.md"
     for title in ("Use Redis", "Pin the runner"):

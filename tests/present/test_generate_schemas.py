@@ -55,6 +55,7 @@ def test_check_names_a_stale_or_undeclared_schema_and_generating_mends_both(tmp_
     assert run_generate(copy, "--check").returncode == 0
 
 
+@pytest.mark.slow
 def test_a_schema_declared_twice_is_refused(tmp_path: Path) -> None:
     copy = package_copy(tmp_path)
     (copy / "apm_git/present/shapes_again.py").write_text(

@@ -363,6 +363,7 @@ def _import_time_imports(module: str) -> frozenset[str]:
     return frozenset(found)
 
 
+@pytest.mark.slow
 def test_no_module_imports_itself_back() -> None:
     """No import cycle at import time: a package's `__init__` imports none of its own modules that
     import it back, and no two modules import each other (Tarjan's strongly connected components)."""

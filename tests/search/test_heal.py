@@ -230,6 +230,7 @@ def test_a_search_does_not_wait_for_ever_on_a_held_lock(topic: MemoryRepo) -> No
     assert err.startswith(NOTE) and "memory.lock for 0.2s" in err and len(err.splitlines()) == 1
 
 
+@pytest.mark.slow
 def test_concurrent_searches_build_the_index_once(topic: MemoryRepo) -> None:
     """Six searches on a missing index: one builds it, the others wait and then use it (threads of one
     process take the lock as processes do: each opens the lock file anew)."""
@@ -273,6 +274,7 @@ def test_recall_answers_from_a_read_only_index(topic: MemoryRepo) -> None:
     assert ran[0].stdout == ran[1].stdout
 
 
+@pytest.mark.slow
 def test_damage_met_by_a_query_heals_the_file(topic: MemoryRepo) -> None:
     """NULLs show only in the rows a query returns: the search rebuilds the index on disk and asks again."""
     search(topic.root, QUERY).communicate(timeout=300)

@@ -84,6 +84,7 @@ def test_deep_nesting_is_refused_before_it_is_built(repo: MemoryRepo, text: str,
     refused(apm(repo.root, "status"), *words)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("text", "words"), [
     ("rem:\n  every_days: 100000000000000000000000000000\n", ("apm.yaml:2: rem.every_days", "from 1 to 36500")),
     ("deep_sleep:\n  look_back_days: 99999999\n", ("deep_sleep.look_back_days", "from 1 to 36500")),
@@ -132,6 +133,7 @@ def test_routing_into_a_machine_written_file_is_refused(repo: MemoryRepo, routin
     assert git(repo.root, "rev-list", "--count", "HEAD").strip() == "1"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["flush-state.json", "group_names.json"])
 def test_state_json_nested_100000_deep_is_one_line(repo: MemoryRepo, name: str) -> None:
     text = '{"a": ' * 100_000 + "1" + "}" * 100_000 if name == "group_names.json" else "[" * 100_000 + "]" * 100_000
@@ -153,6 +155,7 @@ def _edit_state(repo: MemoryRepo, change: dict[str, dict[str, object]]) -> str:
     return text
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("change", "key"), [
     ({"dreaming": {"last_deep_sleep": "9999-12-31T23:59:59+00:00"}}, "dreaming.last_deep_sleep"),
     ({"dreaming": {"last_rem": "0001-01-01T00:00:00"}}, "dreaming.last_rem"),

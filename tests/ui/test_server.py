@@ -34,6 +34,7 @@ def page(repo: MemoryRepo) -> Iterator[Served]:
         yield served
 
 
+@pytest.mark.slow
 def test_every_request_needs_the_token_and_this_host(page: Served) -> None:
     assert page.host == "127.0.0.1" and len(page.token) >= 40
     assert page.request("GET", "/")[0] == 200
@@ -53,6 +54,7 @@ def test_every_request_needs_the_token_and_this_host(page: Served) -> None:
     assert headers["referrer-policy"] == "same-origin" and headers["x-frame-options"] == "DENY"
 
 
+@pytest.mark.slow
 def test_no_request_path_reaches_the_disk_unchecked(page: Served) -> None:
     assert page.request("GET", "/file", params={"path": "memory/decisions.md"})[0] == 200
     for path in ("../../../etc/passwd", "/etc/passwd", "apm.yaml", "memory/../apm.yaml", "memory/flush-state.json"):
@@ -93,6 +95,7 @@ def test_a_write_is_a_post_with_the_token_and_one_commit(page: Served, repo: Mem
     assert ("Apm-Forget", "2026-01-15-use-redis memory/decisions.md — moved to Valkey") in trailers.parse(message)
 
 
+@pytest.mark.slow
 def test_an_edit_that_would_lose_the_entry_shows_the_command_lines_refusal(page: Served, repo: MemoryRepo) -> None:
     before = git(repo.root, "rev-parse", "HEAD").strip()
     text = DECISIONS.split("\n\n")[1].replace("Use Redis", "Use Valkey")
@@ -105,6 +108,7 @@ def test_an_edit_that_would_lose_the_entry_shows_the_command_lines_refusal(page:
     assert git(repo.root, "rev-parse", "HEAD").strip() == before
 
 
+@pytest.mark.slow
 def test_read_only_refuses_every_write_and_shows_no_form(repo: MemoryRepo) -> None:
     (repo.memory / "decisions.md").write_text(DECISIONS)
     assert flush(repo).commit
@@ -117,6 +121,7 @@ def test_read_only_refuses_every_write_and_shows_no_form(repo: MemoryRepo) -> No
         assert git(repo.root, "rev-parse", "HEAD").strip() == before
 
 
+@pytest.mark.slow
 def test_control_characters_and_ci_commands_are_printed_as_the_command_line_prints_them(
     page: Served, repo: MemoryRepo,
 ) -> None:
