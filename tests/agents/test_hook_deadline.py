@@ -77,6 +77,7 @@ def test_the_bound_passes_the_command_s_own_exit_code_and_output_through(repo: M
     assert recalled.returncode == 0, recalled.stderr
 
 
+@pytest.mark.slow  # waits out the lock's own bound (1 s)
 def test_zero_turns_the_bound_off_and_the_lock_s_own_bound_still_holds(repo: MemoryRepo) -> None:
     lock = repo.git_dir / STATE_DIR / "lock"
     lock.parent.mkdir(exist_ok=True)
