@@ -41,7 +41,6 @@ def _processes_naming(path: Path) -> list[str]:
     return found
 
 
-@pytest.mark.slow
 def test_a_hook_flush_past_its_bound_stops_with_one_line_and_leaves_nothing_running(repo: MemoryRepo) -> None:
     journal = repo.memory / "2026-04-06.md"
     journal.write_text("# Journal 2026-04-06\n\n- waited for the lock\n")

@@ -81,7 +81,6 @@ def test_a_memory_of_its_own_is_named_in_every_command_the_agent_is_told(apart: 
     assert not (project / "apm.yaml").exists()
 
 
-@pytest.mark.slow
 def test_inside_the_project_the_commands_stay_short(repo: MemoryRepo, tmp_path: Path) -> None:
     env_file = tmp_path / "claude-env.sh"
     ran = shell("apm-git load --format claude-hook --hook-input -", start_payload(repo.root), repo.root,

@@ -43,7 +43,6 @@ def _hook(memory: MemoryRepo, cwd: Path, prompt: str) -> tuple[int, str, bytes]:
     return code, context, err
 
 
-@pytest.mark.slow
 def test_a_section_holding_a_secret_is_left_out_with_one_line(memory: MemoryRepo, tmp_path: Path) -> None:
     entry = add(memory, "the staging proxy needs NO_PROXY=localhost for the redis tunnel", kind="tool",
                 title="Staging proxy redis tunnel")

@@ -269,7 +269,6 @@ def test_a_routing_row_for_a_missing_file_is_rejected_until_the_file_exists(hook
     assert ran.exit_code == 0, ran.stdout
 
 
-@pytest.mark.slow
 def test_lint_reports_a_group_index_routing_to_a_missing_file(tmp_path: Path) -> None:
     root = tmp_path / "mem"
     (root / "memory").mkdir(parents=True)

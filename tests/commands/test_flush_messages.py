@@ -73,7 +73,6 @@ def test_a_credential_in_a_message_or_session_given_by_hand_is_refused(repo: Mem
     assert "the staging database" in git(root, "show", "HEAD")
 
 
-@pytest.mark.slow
 def test_a_credential_in_a_hook_session_id_is_redacted_and_the_memory_still_committed(repo: MemoryRepo) -> None:
     root = repo.root
     assert apm(root, "journal", "add", "the staging database is reset nightly", "--kind", "context").returncode == 0

@@ -63,7 +63,6 @@ def test_a_merge_that_drops_an_entry_of_one_parent_fails(repo: MemoryRepo, run_c
     ]
 
 
-@pytest.mark.slow
 def test_a_merge_may_drop_an_entry_the_other_side_forgot(repo: MemoryRepo, run_cli: Invoke) -> None:
     now = "2026-05-21T09:00:00+00:00"
     apm(run_cli, repo.root, now, "journal", "add", "A wrong conclusion", "--kind", "decision")

@@ -26,7 +26,6 @@ def notes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> MemoryRepo:
     return repo
 
 
-@pytest.mark.slow
 def test_flush_lint_load_and_rem_use_the_configured_memory_dir(notes: MemoryRepo, run_cli: Invoke) -> None:
     repo = notes
     assert repo.memory == repo.root / "notes" and not (repo.root / "memory").exists()

@@ -39,7 +39,6 @@ def hit_alike_on_two_clones(run_cli: Invoke, tmp_path: Path) -> tuple[Path, Path
     return laptop, server
 
 
-@pytest.mark.slow
 def test_setup_installs_the_post_merge_hook_once_and_leaves_ones_own_alone(
     run_cli: Invoke, tmp_path: Path,
 ) -> None:

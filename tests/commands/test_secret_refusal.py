@@ -42,7 +42,6 @@ def test_journal_add_refuses_a_secret_with_one_line_and_writes_nothing(repo: Mem
     assert code == 1 and "line 2 of the entry's text" in said and AWS_KEY not in said
 
 
-@pytest.mark.slow
 def test_allow_secret_writes_the_pragma_and_the_flush_commits_it(repo: MemoryRepo) -> None:
     example = "AKIA" + "IOSFODNN7EXAMPLQ"  # say it is the docs' example key: a deliberate false positive
     code, _, said = _apm(repo, "journal", "add", f"the docs show {example} as the key shape", "--kind", "context",

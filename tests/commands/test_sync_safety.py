@@ -74,7 +74,6 @@ def test_a_file_the_other_side_made_unreadable_stops_the_merge_with_nothing_chan
     assert all(f"Lesson {n}" in held for n in range(3)) and "Added on the laptop" in held
 
 
-@pytest.mark.slow
 def test_a_file_this_branch_made_unreadable_stops_the_merge_naming_this_branch(
     run_cli: Invoke, tmp_path: Path, url_by_path: str,
 ) -> None:

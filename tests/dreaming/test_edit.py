@@ -1,7 +1,6 @@
 """Consolidation's text edits: LinesAfterEdit counts exactly what the edit it stands for would produce."""
 from __future__ import annotations
 
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -32,7 +31,6 @@ def edits(draw: st.DrawFn) -> tuple[str, list[Record], list[tuple[str, int]], st
     return text, added, draw(st.permutations(steps)), newline
 
 
-@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(edits())
 def test_lines_after_edit_matches_the_edited_text(edit: tuple[str, list[Record], list[tuple[str, int]], str]) -> None:

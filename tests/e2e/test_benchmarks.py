@@ -4,8 +4,6 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import pytest
-
 from apm_git.model.records import parse
 from apm_git.store.repo import open_repo
 from tests.conftest import git, run_apm
@@ -15,7 +13,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 from generate import generate
 
 
-@pytest.mark.slow
 def test_small_synthetic_repository_is_valid_and_flushes(tmp_path: Path) -> None:
     generated = generate(tmp_path / "mem", entries=100, commits=10, groups=2, seed=1)
     repo = open_repo(generated.out_dir)

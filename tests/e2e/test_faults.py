@@ -204,7 +204,6 @@ def test_random_moments(work: Path, command: str) -> None:
     _sound([run_random(template, command, rng.uniform(0.05, 1.5), folder / f"run-{n}") for n in range(4)])
 
 
-@pytest.mark.slow
 def test_init_keeps_temporary_files_out_of_a_users_git_add(work: Path) -> None:
     (work / "exclude").mkdir()
     root = prepare(work / "exclude", "flush")

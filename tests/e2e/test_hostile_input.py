@@ -147,7 +147,6 @@ def test_a_remote_state_file_that_no_flush_could_read_is_refused_before_it_lands
     assert git(laptop, "rev-parse", "HEAD~1") == head
 
 
-@pytest.mark.slow
 def test_an_oversized_journal_item_is_refused_before_it_touches_the_journal(repo: MemoryRepo) -> None:
     root = repo.root
     ok(apm(root, "journal", "add", "the first item of the day", "--kind", "lesson"))

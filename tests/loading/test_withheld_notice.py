@@ -53,7 +53,6 @@ def test_session_start_names_the_withheld_section_and_never_loads_the_secret(rep
     assert code == 0 and "Withheld" not in context and f"the new key is {AWS_KEY}" in context
 
 
-@pytest.mark.slow
 def test_a_json_load_lists_the_withheld_sections(repo: MemoryRepo) -> None:
     journal = repo.memory / "2026-04-06.md"
     journal.write_text(f"# Journal 2026-04-06\n\nthe key is {AWS_KEY}\n")

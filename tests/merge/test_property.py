@@ -1,7 +1,6 @@
 """Random bases and random edits on two sides: the merge loses no entry, keeps ids unique, writes no markers."""
 from __future__ import annotations
 
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -84,7 +83,6 @@ def edited(draw: st.DrawFn, base: dict[str, str], side: str) -> dict[str, str]:
     return tree
 
 
-@pytest.mark.slow
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_random_merges_lose_nothing(data: st.DataObject) -> None:

@@ -154,7 +154,6 @@ def test_a_move_by_hand_is_not_a_loss(notes: Path) -> None:
     assert "memory/runbook.md" not in names and "memory/archive/runbook.md" in names
 
 
-@pytest.mark.slow
 def test_machine_files_are_made_anew_not_kept(notes: Path) -> None:
     for name in MACHINE:
         (notes / name).unlink()

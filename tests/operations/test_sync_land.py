@@ -129,7 +129,6 @@ def test_a_merge_that_puts_a_journal_over_its_budget_keeps_every_item_and_says_s
     assert "`budgets` -> `journal` in apm.yaml" in finding["message"] and "apm-git rem" not in finding["message"]
 
 
-@pytest.mark.slow
 def test_a_journal_within_its_budget_after_the_merge_is_not_reported(run_cli: Invoke, tmp_path: Path) -> None:
     server, journal = journals_on_both_sides(run_cli, tmp_path, 1)
     ran = run_cli("--repo", str(server), "--json", "sync", env={"APM_GIT_NOW": NOW})

@@ -13,7 +13,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 from jsonschema import Draft202012Validator
 
 from apm_git.store.repo import MemoryRepo
@@ -99,7 +98,6 @@ def run(copy: Path, *args: str, cwd: Path | None = None) -> subprocess.Completed
                           env={**os.environ, "PYTHONPATH": str(copy), "PYTHONDONTWRITEBYTECODE": "1"})
 
 
-@pytest.mark.slow
 def test_a_new_command_is_its_module_its_presentation_its_registration_and_the_generators(
     tmp_path: Path, repo: MemoryRepo,
 ) -> None:

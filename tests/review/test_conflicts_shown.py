@@ -41,7 +41,6 @@ def test_diff_over_the_merge_puts_the_conflict_where_losses_go(tmp_path: Path) -
                                                                                  (THEIRS, "conflict")]
 
 
-@pytest.mark.slow
 def test_flush_message_is_the_subject_and_the_counts_stay_in_trailers(repo: MemoryRepo) -> None:
     apm(repo.root, "journal", "add", "Await the refresh", "--kind", "lesson", "--title", "Token refresh race")
     apm(repo.root, "flush", "-m", "Token refresh lesson from the\toutage\nMore words for the body.")

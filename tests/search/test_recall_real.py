@@ -57,7 +57,6 @@ def test_a_debugging_intent_loads_real_lessons_not_the_empty_template(tmp_path: 
     assert "memory/lessons.md" in paths or any(path.startswith("memory/lessons.md:") for path in paths), paths
 
 
-@pytest.mark.slow
 def test_search_finds_words_inside_cjk_runs_of_a_real_workspace(tmp_path: Path, run_cli: Invoke) -> None:
     repo = real_case("Hou4007268__openclaw-backup", tmp_path / "ws")
     ran = run_cli("--repo", str(repo.root), "--json", "search", "排查")  # inside "CSP故障排查进展"

@@ -121,7 +121,6 @@ def test_read_only_refuses_every_write_and_shows_no_form(repo: MemoryRepo) -> No
         assert git(repo.root, "rev-parse", "HEAD").strip() == before
 
 
-@pytest.mark.slow
 def test_control_characters_and_ci_commands_are_printed_as_the_command_line_prints_them(
     page: Served, repo: MemoryRepo,
 ) -> None:
