@@ -203,7 +203,6 @@ def _starts_git(call: ast.Call) -> bool:
     return False
 
 
-@pytest.mark.slow
 def test_only_the_gateway_starts_git() -> None:
     """git starts only in apm_git/git.py; every other module that starts a program is on a short list
     with its reason, and starts none of them with a literal `git`."""
@@ -249,7 +248,6 @@ def _python_files() -> Iterator[tuple[str, ast.Module]]:
             yield str(path.relative_to(root)), ast.parse(path.read_text(encoding="utf-8"))
 
 
-@pytest.mark.slow
 def test_nothing_outside_the_gateway_uses_its_private_functions() -> None:
     broken = []
     for where, tree in _python_files():
@@ -363,7 +361,6 @@ def _import_time_imports(module: str) -> frozenset[str]:
     return frozenset(found)
 
 
-@pytest.mark.slow
 def test_no_module_imports_itself_back() -> None:
     """No import cycle at import time: a package's `__init__` imports none of its own modules that
     import it back, and no two modules import each other (Tarjan's strongly connected components)."""
