@@ -58,7 +58,6 @@ def test_setup_installs_the_post_merge_hook_once_and_leaves_ones_own_alone(
     assert "set up already" in again.stdout
 
 
-@pytest.mark.slow
 def test_a_plain_git_pull_adds_up_hits_both_sides_made_alike(run_cli: Invoke, tmp_path: Path) -> None:
     _, server = hit_alike_on_two_clones(run_cli, tmp_path)
     ran = pull(server)

@@ -54,7 +54,6 @@ def test_every_request_needs_the_token_and_this_host(page: Served) -> None:
     assert headers["referrer-policy"] == "same-origin" and headers["x-frame-options"] == "DENY"
 
 
-@pytest.mark.slow
 def test_no_request_path_reaches_the_disk_unchecked(page: Served) -> None:
     assert page.request("GET", "/file", params={"path": "memory/decisions.md"})[0] == 200
     for path in ("../../../etc/passwd", "/etc/passwd", "apm.yaml", "memory/../apm.yaml", "memory/flush-state.json"):
