@@ -4,10 +4,11 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import os
+import resource
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from pathlib import Path
 
 import pytest
@@ -33,6 +34,8 @@ def git_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Monkey
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     monkeypatch.setenv("PATH", BIN + os.pathsep + os.environ.get("PATH", ""))
     monkeypatch.setenv("PRE_COMMIT_HOME", str(tmp_path_factory.getbasetemp() / "pre-commit-home"))
+    if not _BASE:
+        _BASE.append(tmp_path_factory.getbasetemp())
     for name in ("APM_GIT_NOW", "APM_GIT_REPO", "APM_GIT_LOCK_TIMEOUT", "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE",
                  "VIRTUAL_ENV", "CLAUDE_ENV_FILE"):
         monkeypatch.delenv(name, raising=False)
@@ -45,29 +48,43 @@ def git(root: Path, *args: str, check: bool = True, input: bytes | None = None) 
     return proc.stdout.decode("utf-8", "replace")
 
 
-# One `apm-git init --no-install` per worker and day, copied for each test that asks for `repo`: an
-# init costs a commit, the templates and the index (about 0.2 s); a copy a tenth of that.
-_INITIALIZED: dict[str, Path] = {}
+# What many tests start from is made once per worker and day and copied for each test: an init costs a
+# commit, the templates and the index (about 0.1 s), the loading tests' memory two flushes more; a copy
+# a tenth of that.  Per day: init writes today's journal.
+_MADE: dict[str, Path] = {}
+_BASE: list[Path] = []  # this worker's base folder (set by git_env, before any test body runs)
+
+
+def made_once(name: str, make: Callable[[Path], object], target: Path) -> Path:
+    """A copy at `target` of the repository `make(folder)` made at its first call this worker and day.
+
+    The copy has fresh file times (shutil.copy, not copy2), and git's index learns its new inodes and
+    times (`update-index --refresh`), as after the commands that made it; anything that keeps a path
+    (the clone id) notices the move as it does after a `cp -r`."""
+    key = f"{name}-{dt.date.today().isoformat()}"
+    if key not in _MADE:
+        made = _BASE[0] / "made" / key
+        made.parent.mkdir(exist_ok=True)
+        make(made)
+        _MADE[key] = made
+    shutil.copytree(_MADE[key], target, symlinks=True, copy_function=shutil.copy)
+    git(target, "update-index", "-q", "--refresh")
+    return target
+
+
+def initialized(target: Path) -> Path:
+    """What `apm-git init --no-install` makes at `target`: a copy of one made earlier by this worker today,
+    or under APM_GIT_NOW (a fixture that moved the clock) a real init."""
+    if os.environ.get("APM_GIT_NOW"):
+        init(target, install=False)
+        return target
+    return made_once("initialized", lambda folder: init(folder, install=False), target)
 
 
 @pytest.fixture
-def repo(tmp_path: Path, tmp_path_factory: pytest.TempPathFactory) -> MemoryRepo:
-    """A fresh memory repository made by `apm-git init --no-install`.
-
-    A copy of one made earlier by this worker today, with fresh file times (shutil.copy, not copy2), so
-    it is what `init` would make now; under APM_GIT_NOW (a fixture that moved the clock) a real init."""
-    root = tmp_path / "mem"
-    if os.environ.get("APM_GIT_NOW"):
-        init(root, install=False)
-        return open_repo(root)
-    today = dt.date.today().isoformat()
-    if today not in _INITIALIZED:
-        made = tmp_path_factory.mktemp("initialized") / "mem"
-        init(made, install=False)
-        _INITIALIZED[today] = made
-    shutil.copytree(_INITIALIZED[today], root, symlinks=True, copy_function=shutil.copy)
-    git(root, "update-index", "-q", "--refresh")  # new inodes and times: the index learns them, as after an init
-    return open_repo(root)
+def repo(tmp_path: Path) -> MemoryRepo:
+    """A fresh memory repository made by `apm-git init --no-install` (`initialized`)."""
+    return open_repo(initialized(tmp_path / "mem"))
 
 
 @dataclasses.dataclass
@@ -104,3 +121,61 @@ def run_apm(*args: str, cwd: Path, input: str | None = None, env: dict[str, str]
 @pytest.fixture
 def repo_root(repo: MemoryRepo) -> Path:
     return repo.root
+
+
+# The fast loop's rule (docs/development.md, "The fast loop"): a test that costs more than SLOW_CPU seconds
+# of CPU (its own and that of the processes it started and waited for: git, apm-git, pre-commit) is marked
+# `slow`.  CPU time, not wall time: it holds on a shared machine.  `pytest --slow-report` lists the tests
+# over it that are not marked, and the marked ones under it.
+SLOW_CPU = 0.2
+_CPU_KEY = pytest.StashKey[float]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--slow-report", action="store_true",
+                     help=f"list the tests whose CPU time is over {SLOW_CPU} s and not marked slow (and the reverse)")
+
+
+def _cpu() -> float:
+    own, waited = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + waited.ru_utime + waited.ru_stime
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    item.stash[_CPU_KEY] = _cpu()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, pytest.TestReport,
+                                                                                            pytest.TestReport]:
+    report = yield
+    if report.when == "teardown" and _CPU_KEY in item.stash:
+        report.user_properties.append(("cpu", _cpu() - item.stash[_CPU_KEY]))
+    return report
+
+
+_CPU_SEEN: list[tuple[float, str, bool]] = []
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    if report.when == "teardown":
+        cpu = dict(report.user_properties).get("cpu")
+        if isinstance(cpu, float):
+            _CPU_SEEN.append((cpu, report.nodeid, "slow" in report.keywords))
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
+    if not config.getoption("--slow-report") or not _CPU_SEEN:
+        return
+    write = terminalreporter.write_line
+    total = sum(cpu for cpu, _, _ in _CPU_SEEN)
+    write(f"CPU time of the {len(_CPU_SEEN)} tests run: {total:.1f} s (the workers' start and collection apart)")
+    over = sorted((item for item in _CPU_SEEN if item[0] > SLOW_CPU and not item[2]), reverse=True)
+    write(f"over {SLOW_CPU} s of CPU and not marked slow: {len(over)}")
+    for cpu, nodeid, _ in over:
+        write(f"  {cpu:6.2f} s  {nodeid}")
+    under = sorted(item for item in _CPU_SEEN if item[0] <= SLOW_CPU / 2 and item[2])
+    write(f"marked slow but under {SLOW_CPU / 2} s of CPU: {len(under)}")
+    for cpu, nodeid, _ in under:
+        write(f"  {cpu:6.2f} s  {nodeid}")

@@ -10,8 +10,6 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from apm_git.commands.init import init
-
 
 def git(root: Path, *args: str, check: bool = True) -> str:
     proc = subprocess.run(("git", *args), cwd=root, capture_output=True, check=False)
@@ -65,8 +63,11 @@ def bare_remote(base: Path, name: str = "remote.git") -> Path:
 
 
 def first_clone(path: Path, url: str) -> Path:
-    """A memory repository made by `apm-git init`, with `origin` = `url` and no upstream yet."""
-    init(path, install=False)
+    """A memory repository made by `apm-git init` (the tests' copy of one, `initialized`), with `origin` =
+    `url` and no upstream yet."""
+    from tests.conftest import initialized  # not at the top: the benchmarks import this module outside pytest
+
+    initialized(path)
     git(path, "remote", "add", "origin", url)
     return path
 

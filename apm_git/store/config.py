@@ -6,7 +6,10 @@ the memory dir in front (`memory/groups/*.md`, as docs/design.md 2.2 writes it) 
 from __future__ import annotations
 
 import contextlib
+import functools
+from collections.abc import Mapping
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from apm_git import __version__
@@ -100,7 +103,11 @@ def _write_cache(path: Path, data: bytes, config: Config) -> None:
     cache.write(path, (_cache_tag(), data, plain))
 
 
+@functools.lru_cache(maxsize=16)
 def parse_config(text: str) -> Config:
+    """The settings `text` holds.  Kept per text (ruamel.yaml's round trip costs about 15 ms for the file
+    `init` writes): a process that reads the same apm.yaml again (a review over many commits, the MCP
+    server, the tests' in-process commands) parses it once.  A Config is immutable, its mappings read-only."""
     from apm_git.store.config_yaml import load_yaml
 
     data = load_yaml(text)
@@ -166,7 +173,7 @@ class _Reader:
             raise self.fail(node, key, dotted, problem)
         return float(value) if isinstance(rule, Share) else int(value) if isinstance(rule, Whole) else value
 
-    def budgets(self, node: Any, memory_dir: str) -> dict[str, int]:
+    def budgets(self, node: Any, memory_dir: str) -> Mapping[str, int]:
         if not isinstance(node, dict):
             raise self.fail(self.data, "budgets", "budgets", "must map file names to line budgets")
         budgets = dict(DEFAULT_BUDGETS)
@@ -176,7 +183,7 @@ class _Reader:
                 budgets.pop(pattern, None)
                 continue
             budgets[pattern] = self.checked(node, key, f"budgets.{key}", BUDGET)
-        return budgets
+        return MappingProxyType(budgets)
 
     def patterns(self, node: Any, memory_dir: str) -> tuple[str, ...]:
         if not isinstance(node, list) or not all(isinstance(item, str) for item in node):
@@ -196,7 +203,7 @@ class _Reader:
             values[key] = self.checked(node, key, f"{name}.{key}", rule)
         return section(**values)
 
-    def routing(self, node: Any, append_only: tuple[str, ...]) -> dict[str, str]:
+    def routing(self, node: Any, append_only: tuple[str, ...]) -> Mapping[str, str]:
         if not isinstance(node, dict):
             raise self.fail(self.data, "routing", "routing", "must map kinds to category files")
         routing = dict(DEFAULT_ROUTING)
@@ -211,7 +218,7 @@ class _Reader:
                 raise self.fail(node, key, f"routing.{key}",
                                 f"names {value}, {machine}: entries routed there would be lost; name a category file")
             routing[key] = value
-        return routing
+        return MappingProxyType(routing)
 
 
 def _machine_written(name: str, append_only: tuple[str, ...]) -> str | None:

@@ -57,6 +57,7 @@ def test_each_hook_command_flushes_with_its_payload(repo: MemoryRepo, tmp_path: 
     assert git(repo.root, "status", "--porcelain") == ""
 
 
+@pytest.mark.slow
 def test_sessionstart_hook_loads_memory_into_the_context(repo: MemoryRepo, tmp_path: Path) -> None:
     add(repo, "the staging proxy needs NO_PROXY for localhost", kind="tool", title="Staging proxy")
     (command,) = [command for event, command in hook_commands() if event == "SessionStart"]
@@ -86,6 +87,7 @@ def test_sessionstart_hook_never_exits_2(tmp_path: Path, stdin: str, message: st
         assert (message if not extra else "Invalid value") in proc.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cwd", ["/nonexistent/dir", "plain"])
 def test_each_hook_in_a_folder_no_memory_serves_exits_0_and_says_nothing(tmp_path: Path, cwd: str) -> None:
     """A user-wide install runs in every project: most keep no memory, and there the hooks stay silent."""

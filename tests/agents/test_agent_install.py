@@ -58,6 +58,7 @@ def run_hook(command: str, payload: dict[str, str], cwd: Path) -> subprocess.Com
                           cwd=cwd, check=False)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("indent", [2, 4, "\t"])
 def test_install_twice_then_uninstall_restores_every_byte(layout: tuple[Path, MemoryRepo], indent: int | str) -> None:
     project, memory = layout
@@ -88,6 +89,7 @@ def test_install_twice_then_uninstall_restores_every_byte(layout: tuple[Path, Me
     assert path.read_bytes() == original
 
 
+@pytest.mark.slow
 def test_uninstall_takes_out_the_hooks_key_it_brought(layout: tuple[Path, MemoryRepo]) -> None:
     project, memory = layout
     path = settings_file(project)
@@ -101,6 +103,7 @@ def test_uninstall_takes_out_the_hooks_key_it_brought(layout: tuple[Path, Memory
     assert path.read_bytes() == original
 
 
+@pytest.mark.slow
 def test_user_install_writes_home_settings_only(layout: tuple[Path, MemoryRepo]) -> None:
     project, memory = layout
     ran = run_apm("hooks", "install", "claude-code", "--user", "--memory", str(memory.root), cwd=project)
@@ -185,6 +188,7 @@ def test_status_runs_each_hook_and_reports_pass(layout: tuple[Path, MemoryRepo])
     assert "\nuser: " in ran.stdout  # the user settings are reported too
 
 
+@pytest.mark.slow
 def test_status_reports_the_exact_fix_for_a_broken_hook(layout: tuple[Path, MemoryRepo], tmp_path: Path) -> None:
     project, memory = layout
     assert run_apm("hooks", "install", "claude-code", "--memory", str(memory.root), cwd=project).exit_code == 0
@@ -199,6 +203,7 @@ def test_status_reports_the_exact_fix_for_a_broken_hook(layout: tuple[Path, Memo
         assert check["detail"].startswith("exit 3: ") and "does not exist" in check["detail"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", ["flush --hook-input -", "load --format claude-hook --hook-input -",
                                      "recall --hook-input -"])
 def test_a_wrong_memory_path_is_named_where_it_was_given(layout: tuple[Path, MemoryRepo], command: str) -> None:
@@ -219,6 +224,7 @@ def test_a_wrong_memory_path_is_named_where_it_was_given(layout: tuple[Path, Mem
     assert "give --repo your memory repository's folder" in line
 
 
+@pytest.mark.slow
 def test_install_names_a_wrong_memory_flag(layout: tuple[Path, MemoryRepo], tmp_path: Path) -> None:
     project, _ = layout
     ran = run_apm("hooks", "install", "claude-code", "--memory", str(tmp_path / "nowhere"), cwd=project)
@@ -238,6 +244,7 @@ def test_hook_usage_error_never_exits_2(layout: tuple[Path, MemoryRepo]) -> None
     assert ran.stderr.strip()
 
 
+@pytest.mark.slow
 def test_recall_prompt_on_the_command_line(repo: MemoryRepo) -> None:
     add(repo, "deploys go through the blue green switch on Fridays", kind="decision", title="Blue green deploys")
     ran = run_apm("recall", "how do blue green deploys work", cwd=repo.root)

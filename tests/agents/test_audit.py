@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from apm_git.commands.journal import add
 from apm_git.store.repo import MemoryRepo
 from tests.conftest import run_apm
@@ -49,6 +51,7 @@ def hook_flush(repo: MemoryRepo, event: str, session: str, clock: str, note: str
     assert ran.exit_code == 0, ran.stderr
 
 
+@pytest.mark.slow
 def test_audit_finds_the_unflushed_compaction_and_session_end(repo: MemoryRepo, tmp_path: Path) -> None:
     projects = tmp_path / "projects"
     hook_flush(repo, "PreCompact", "sess-a", "10:00:00", note="first batch")
@@ -81,6 +84,7 @@ def test_audit_finds_the_unflushed_compaction_and_session_end(repo: MemoryRepo, 
     assert f"Last compaction audited: {DAY}T13:00:00+00:00 (session sess-a), NOT flushed" in status.stdout
 
 
+@pytest.mark.slow
 def test_audit_all_flushed_exits_0_and_a_running_session_is_not_judged(repo: MemoryRepo, tmp_path: Path) -> None:
     projects = tmp_path / "projects"
     hook_flush(repo, "PreCompact", "sess-c", "10:00:00", note="c before compaction")

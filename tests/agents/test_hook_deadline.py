@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from apm_git.store.repo import STATE_DIR, MemoryRepo
 from tests.conftest import git
 
@@ -60,6 +62,7 @@ def test_a_hook_flush_past_its_bound_stops_with_one_line_and_leaves_nothing_runn
     assert "memory/2026-04-06.md" in git(repo.root, "show", "--name-only", "--format=", "HEAD")
 
 
+@pytest.mark.slow
 def test_the_bound_passes_the_command_s_own_exit_code_and_output_through(repo: MemoryRepo) -> None:
     started = _run([APM, "--repo", str(repo.root), "load", "--format", "claude-hook", "--hook-input", "-"],
                    _payload(repo, "SessionStart", source="startup"))
@@ -73,6 +76,7 @@ def test_the_bound_passes_the_command_s_own_exit_code_and_output_through(repo: M
     assert recalled.returncode == 0, recalled.stderr
 
 
+@pytest.mark.slow  # waits out the lock's own bound (1 s)
 def test_zero_turns_the_bound_off_and_the_lock_s_own_bound_still_holds(repo: MemoryRepo) -> None:
     lock = repo.git_dir / STATE_DIR / "lock"
     lock.parent.mkdir(exist_ok=True)

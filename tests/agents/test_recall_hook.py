@@ -113,12 +113,14 @@ def test_same_bytes_with_the_memory_found_from_the_payload(memory: MemoryRepo, t
     assert b"NO_PROXY=localhost" in env_repo[0][1]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["not JSON, CR", "not UTF-8", "match in Korean"])
 def test_same_bytes_when_stdin_is_already_strict_utf8(memory: MemoryRepo, tmp_path: Path, name: str) -> None:
     # PYTHONIOENCODING=utf-8 gives a strict UTF-8 stdin, which click reads as it is (no newline translation)
     assert_same(name, *both(memory.root, cases(tmp_path)[name], tmp_path, PYTHONIOENCODING="utf-8"))
 
 
+@pytest.mark.slow
 def test_same_bytes_whichever_counted_first(memory: MemoryRepo, tmp_path: Path) -> None:
     cache = memory.state_dir / tokens.CACHE_FILE
     stdin = payload(tmp_path, prompt=MATCH)
@@ -144,6 +146,7 @@ def test_every_other_form_is_apm_git_recall(memory: MemoryRepo, args: list[str])
     assert fast[0] != 2 or "--hook-input" not in args
 
 
+@pytest.mark.slow
 def test_the_hook_path_imports_neither_click_nor_tiktoken_once_counted(memory: MemoryRepo, tmp_path: Path) -> None:
     """Nor git's gateway and subprocess (the hook runs no git), the secret check's rules (the recalled text holds
     no suspect) or shutil."""

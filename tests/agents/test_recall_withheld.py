@@ -64,6 +64,7 @@ def test_a_section_holding_a_secret_is_left_out_with_one_line(memory: MemoryRepo
                                  "credentials", "kinds": ["AWS Access Key"]}]
 
 
+@pytest.mark.slow
 def test_only_the_line_when_every_match_is_withheld_and_none_once_marked(memory: MemoryRepo,
                                                                          tmp_path: Path) -> None:
     entry = add(memory, "something else entirely", kind="context", title="Unrelated")

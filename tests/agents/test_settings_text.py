@@ -95,6 +95,7 @@ def test_install_then_uninstall_gives_back_every_byte(run_cli: Invoke, tmp_path:
         assert path.read_bytes() == original
 
 
+@pytest.mark.slow
 def test_the_same_as_separate_processes(tmp_path: Path, memory: Path) -> None:
     project = tmp_path / "project"
     path = project / ".claude" / "settings.json"

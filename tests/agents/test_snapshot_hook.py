@@ -44,6 +44,7 @@ def _triggers(git_dir: Path) -> list[str]:
     return history(git_dir, "log", "--format=%(trailers:key=Apm-Trigger,valueonly,separator=)").split()
 
 
+@pytest.mark.slow
 def test_a_snapshot_per_claude_code_event_that_changed_something(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                                  run_cli: Invoke) -> None:
     home, project, folder, git_dir = _tracked_claude(tmp_path, monkeypatch, run_cli)
@@ -115,6 +116,7 @@ def test_the_limits_of_the_loading_cap_are_settings(tmp_path: Path, monkeypatch:
     assert run_cli("track", "claude-code", "--cap-lines", "0").exit_code == 2
 
 
+@pytest.mark.slow
 def test_a_suspected_secret_is_withheld_and_said(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                  run_cli: Invoke) -> None:
     home, project, folder, git_dir = _tracked_claude(tmp_path, monkeypatch, run_cli)
@@ -179,6 +181,7 @@ def test_the_light_entry_and_the_command_line_agree(tmp_path: Path, monkeypatch:
     assert via.returncode == 0 and "nothing changed" in via.stdout
 
 
+@pytest.mark.slow
 def test_codex_payloads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run_cli: Invoke) -> None:
     laptop = machine(tmp_path, monkeypatch)
     folder = laptop.codex_memories({"MEMORY.md": "# Memories\n- prefers uv\n"})

@@ -14,6 +14,7 @@ from apm_git.store.repo import MemoryRepo
 from tests.conftest import git, run_apm
 
 
+@pytest.mark.slow
 def test_systemd_units_written_idempotent_and_removed(repo: MemoryRepo, tmp_path: Path) -> None:
     env = {"XDG_CONFIG_HOME": str(tmp_path / "config")}
     units = tmp_path / "config" / "systemd" / "user"
@@ -39,6 +40,7 @@ def test_systemd_units_written_idempotent_and_removed(repo: MemoryRepo, tmp_path
     assert [path.name for path in units.iterdir()] == ["other.timer"]
 
 
+@pytest.mark.slow
 def test_crontab_lines_added_once_and_removed(repo: MemoryRepo, tmp_path: Path) -> None:
     table = tmp_path / "crontab"
     original = "MAILTO=me@example.invalid\n0 3 * * * /usr/bin/backup\n"
@@ -56,6 +58,7 @@ def test_crontab_lines_added_once_and_removed(repo: MemoryRepo, tmp_path: Path) 
     assert table.read_text() == original
 
 
+@pytest.mark.slow
 def test_the_installed_cron_command_flushes_when_idle(repo: MemoryRepo, tmp_path: Path) -> None:
     table = tmp_path / "crontab"
     env = {"APM_GIT_CRONTAB_FILE": str(table)}

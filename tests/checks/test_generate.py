@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from apm_git.checks.catalog import CHECKS
 from apm_git.commands.status import SEVERITY
 from apm_git.model.vocabulary import CHECK_IDS
@@ -79,6 +81,7 @@ def test_every_list_of_the_checks_is_the_catalog_most_harmful_first() -> None:
     assert ids[:2] == ["apm-no-secrets", "apm-no-loss"]  # a leak, then a loss, before shape and size
 
 
+@pytest.mark.slow
 def test_check_names_a_stale_file_and_generating_mends_it(tmp_path: Path) -> None:
     copy = source_copy(tmp_path)
     vocabulary = copy / "apm_git/model/vocabulary.py"
@@ -99,6 +102,7 @@ def test_a_check_declared_twice_is_refused(tmp_path: Path) -> None:
     assert (copy / "apm_git/checks/catalog.py").read_text() == (ROOT / "apm_git/checks/catalog.py").read_text()
 
 
+@pytest.mark.slow
 def test_a_new_check_is_its_module_and_the_generator(tmp_path: Path, repo: MemoryRepo) -> None:
     """A throwaway check added to a copy of the package: the generator writes every other place, and the
     hook, `apm-checks`, its alias, `status`'s order and the schemas all have it."""

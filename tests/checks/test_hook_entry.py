@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from apm_git.store.repo import MemoryRepo
 from tests.conftest import Ran, git
 
@@ -49,6 +51,7 @@ def test_usage_errors(repo: MemoryRepo, tmp_path: Path) -> None:
     assert ran.exit_code == 3 and "not a memory repository" in ran.stderr and len(ran.stderr.splitlines()) == 1
 
 
+@pytest.mark.slow
 def test_a_check_id_runs_that_check_alone_and_stores_nothing(repo: MemoryRepo) -> None:
     """The old per-check hook ids are aliases: each runs its own check, with no findings left for the next."""
     (repo.memory / "people.md").write_text("# People\n" + "- x\n" * 150)
@@ -74,6 +77,7 @@ def test_the_old_program_name_runs_the_same_hook(repo: MemoryRepo) -> None:
     assert Path(OLD_NAME).read_text() == Path(HOOK).read_text()  # both console scripts of hook_run:main
 
 
+@pytest.mark.slow
 def test_apm_checks_prints_every_check_and_stores_nothing(repo: MemoryRepo, tmp_path: Path) -> None:
     (repo.memory / "people.md").write_text("# People\n" + "- x\n" * 150)
     git(repo.root, "commit", "-qam", "over budget, committed without checks")
@@ -98,6 +102,7 @@ def test_apm_checks_before_the_first_commit(repo: MemoryRepo) -> None:
     assert (ran.exit_code, ran.stdout, ran.stderr) == (1, BROKEN, "")
 
 
+@pytest.mark.slow
 def test_a_new_staged_state_is_checked_afresh(repo: MemoryRepo) -> None:
     stage_broken_record(repo)
     assert hook(repo.root, "apm-record-format", "memory/lessons.md").stdout == BROKEN

@@ -56,6 +56,7 @@ def append(path: Path, text: str) -> None:
     path.write_text(path.read_text() + text)
 
 
+@pytest.mark.slow
 def test_init_installs_the_hook_and_a_clean_edit_of_a_category_file_is_accepted(hooked: Path) -> None:
     assert (hooked / ".git/hooks/pre-commit").is_file()
     assert "apm-git-hook-run apm-checks" in git(hooked, "show", "HEAD:.pre-commit-config.yaml")
@@ -77,6 +78,7 @@ def test_the_seven_separate_hooks_each_give_a_verdict(separate: Path) -> None:
     assert not (separate / ".git/apm-git/hook-findings").exists()
 
 
+@pytest.mark.slow
 def test_setup_moves_the_seven_old_hooks_to_apm_checks(separate: Path) -> None:
     """After an upgrade, `apm-git setup` migrates the config; the next commit runs the one hook."""
     assert run_apm("setup", cwd=separate).exit_code == 0
@@ -89,6 +91,7 @@ def test_setup_moves_the_seven_old_hooks_to_apm_checks(separate: Path) -> None:
     assert not [line for line in ran.stdout.splitlines() if line.startswith(tuple(f"{c.id}." for c in CHECKS))]
 
 
+@pytest.mark.slow
 def test_skip_leaves_a_check_out_of_the_one_hook(hooked: Path) -> None:
     append(hooked / "memory/people.md", "".join(f"- note {n}\n" for n in range(120)))
     git(hooked, "add", "-A")
@@ -99,6 +102,7 @@ def test_skip_leaves_a_check_out_of_the_one_hook(hooked: Path) -> None:
     assert "apm-budget: 126/100 lines" in commit(hooked).stdout  # without SKIP the check is back
 
 
+@pytest.mark.slow
 def test_over_budget_is_rejected_naming_the_file_and_lines(hooked: Path) -> None:
     append(hooked / "memory/people.md", "".join(f"- note {n}\n" for n in range(120)))
     ran = commit(hooked)
@@ -106,6 +110,7 @@ def test_over_budget_is_rejected_naming_the_file_and_lines(hooked: Path) -> None
     assert "memory/people.md:101: apm-budget: 125/100 lines" in ran.stdout
 
 
+@pytest.mark.slow
 def test_a_malformed_record_is_rejected_with_its_line(hooked: Path) -> None:
     append(hooked / "memory/lessons.md", "\n## [2026-04-06] Broken\n- Tags: lesson\n- Body: no fitness\n")
     ran = commit(hooked)
@@ -186,6 +191,7 @@ def test_a_new_journal_needs_the_index_rebuilt_and_flush_does_that(hooked: Path)
     assert commit(hooked).exit_code == 0
 
 
+@pytest.mark.slow
 def test_a_violation_committed_with_no_verify_is_caught_by_lint(hooked: Path) -> None:
     decisions = hooked / "memory/decisions.md"
     append(decisions, "\n## [2026-04-06] Broken\n- Tags: decision\n")
@@ -200,6 +206,7 @@ def test_a_violation_committed_with_no_verify_is_caught_by_lint(hooked: Path) ->
     ]
 
 
+@pytest.mark.slow
 def test_hooks_never_modify_files(hooked: Path) -> None:
     append(hooked / "memory/people.md", "".join(f"- note {n}\n" for n in range(120)))
     git(hooked, "add", "-A")
@@ -236,6 +243,7 @@ def test_a_journal_moved_whole_into_the_archive_is_accepted(separate: Path) -> N
     assert ran.exit_code == 0, ran.stdout
 
 
+@pytest.mark.slow
 def test_hooks_in_a_linked_worktree(separate: Path, tmp_path: Path) -> None:
     hooked = separate
     git(hooked, "worktree", "add", "-q", str(tmp_path / "other"), "-b", "other")

@@ -147,6 +147,7 @@ def test_a_plan_that_is_not_utf8_is_refused(repo: MemoryRepo, run_cli: Invoke, t
     assert git(repo.root, "rev-parse", "HEAD") == head
 
 
+@pytest.mark.slow
 def test_every_exception_class_lives_in_errors_py() -> None:
     """One hierarchy in one file (apm_git/errors.py): a reader finds every error a command can end with there.
 

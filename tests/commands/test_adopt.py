@@ -101,6 +101,7 @@ def test_adopting_a_git_repository_with_the_files_committed(tmp_path: Path, run_
     assert run_cli("--repo", str(root), "lint", "--from-ref", "HEAD~1", "--to-ref", "HEAD").exit_code == 0
 
 
+@pytest.mark.slow
 def test_init_then_copying_the_files_in_never_loses_the_persons_index(tmp_path: Path, run_cli: Invoke) -> None:
     root = tmp_path / "ws"
     init(run_cli, root)
@@ -147,6 +148,7 @@ def test_a_state_file_apm_git_cannot_read_is_kept_and_a_fresh_one_made(tmp_path:
     assert lint_all(run_cli, root) == 0
 
 
+@pytest.mark.slow
 def test_a_suspected_secret_is_withheld_at_adoption_and_a_marked_false_positive_is_committed(
     tmp_path: Path, run_cli: Invoke,
 ) -> None:
@@ -196,6 +198,7 @@ def test_allow_secret_refuses_a_spot_without_a_suspected_secret(
     assert after == before
 
 
+@pytest.mark.slow
 def test_a_baseline_that_cannot_be_read_stops_lint_with_one_line_and_flush_still_saves(
     tmp_path: Path, run_cli: Invoke,
 ) -> None:
@@ -231,6 +234,7 @@ def test_the_hooks_report_only_what_is_new_after_adoption(tmp_path: Path) -> Non
     assert ran.exit_code == 1 and "memory/2026-02-12.md:" in ran.stdout and "apm-record-format" in ran.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("bad", [
     "# Lessons\n\nsaved by a Windows editor\n".encode("utf-16"),  # UTF-16 with its BOM
     b"# Lessons\n\nLatin-1 caf\xe9\n",  # invalid UTF-8
@@ -256,6 +260,7 @@ def test_adoption_is_all_or_nothing_and_a_second_init_finishes_it(tmp_path: Path
     assert git(root, "status", "--porcelain", "--", "memory", "apm.yaml").strip() == ""
 
 
+@pytest.mark.slow
 def test_init_after_an_adoption_that_stopped_half_way_finishes_the_layout(tmp_path: Path) -> None:
     """A first init that committed the files as found and stopped there (a kill, an older apm-git): the next
     init lays out the rest, and registers the merge driver."""
@@ -271,6 +276,7 @@ def test_init_after_an_adoption_that_stopped_half_way_finishes_the_layout(tmp_pa
     assert run_apm("lint", "--all", cwd=root).exit_code == 0
 
 
+@pytest.mark.slow
 def test_init_in_an_initialized_memory_commits_nothing_but_its_own_files(tmp_path: Path) -> None:
     """Issue 23.5: the person's pending edits (an edit, a deletion, a new file) stay theirs, uncommitted;
     what init itself lays out again (a file whose deletion was committed) is all its commit holds."""

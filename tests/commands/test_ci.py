@@ -92,6 +92,7 @@ class GithubJob:
         return proc
 
 
+@pytest.mark.slow
 def test_ci_github_writes_a_valid_workflow_once_and_never_overwrites(repo: MemoryRepo, run_cli: Invoke) -> None:
     code, out, _ = ci(run_cli, repo, "github")
     assert code == 0 and out.startswith(f"apm-git: {WORKFLOW}: written"), out
@@ -132,6 +133,7 @@ def test_ci_github_writes_a_valid_workflow_once_and_never_overwrites(repo: Memor
         assert path.read_text() == "name: mine\n"
 
 
+@pytest.mark.slow
 def test_the_schema_check_bites(repo: MemoryRepo, run_cli: Invoke, tmp_path: Path) -> None:
     ci(run_cli, repo, "github")
     broken = tmp_path / "broken.yml"
@@ -184,6 +186,7 @@ def test_the_workflow_steps_pass_on_a_clean_range_with_dreams_and_a_merge(
     assert job.env(step, work)["GATE"] == "success"
 
 
+@pytest.mark.slow
 def test_a_pushed_proposal_branch_gets_the_same_gate_and_comment(
     repo: MemoryRepo, run_cli: Invoke, tmp_path: Path,
 ) -> None:
@@ -266,6 +269,7 @@ new AsyncFunction('github', 'context', 'require', fs.readFileSync(scriptFile, 'u
 """
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed: the comment script cannot run")
 def test_the_comment_step_posts_one_comment_and_updates_it(repo: MemoryRepo, run_cli: Invoke, tmp_path: Path) -> None:
     ci(run_cli, repo, "github")

@@ -70,6 +70,7 @@ def test_ci_installs_what_the_user_has(repo: MemoryRepo, tmp_path: Path, direct_
     assert written_spec(repo) == spec and f"installs {spec})" in ran.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("direct_url", "why"), [
     ({"url": "file:///home/me/src/apm-git", "dir_info": {"editable": True}},
      "it was installed from file:///home/me/src/apm-git, on this machine"),

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from apm_git.model import trailers
 from apm_git.store.repo import MemoryRepo
 from tests.checks.helpers import record
@@ -143,6 +145,7 @@ def test_a_withheld_journal_s_titles_never_reach_the_committed_index(repo: Memor
     assert (repo.memory / "INDEX.md").read_text() == index  # and the index on disk is the committed one
 
 
+@pytest.mark.slow
 def test_a_consolidation_commits_no_title_of_a_file_flush_left_out(repo: MemoryRepo, run_cli: Invoke) -> None:
     """REM rebuilds INDEX.md too: it describes the commit, never a withheld journal's new text."""
     from apm_git.commands.flush import flush

@@ -53,6 +53,7 @@ def by_hand(case: str) -> tuple[list[str], str]:
     }[case]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("case", "kind"), [
     ("message", "GitHub Token"), ("body", "GitHub Token"), ("session", "Anthropic API Key"),
 ])

@@ -1,6 +1,8 @@
 """`apm-git forget`: the deliberate deletion, recorded in one commit, shown by history, accepted by the checks."""
 from __future__ import annotations
 
+import pytest
+
 from apm_git.commands.flush import flush
 from apm_git.model import trailers
 from apm_git.store.repo import MemoryRepo
@@ -23,6 +25,7 @@ def head(repo: MemoryRepo) -> str:
     return git(repo.root, "rev-parse", "HEAD").strip()
 
 
+@pytest.mark.slow
 def test_forget_a_live_and_an_archived_entry_in_one_commit(repo: MemoryRepo, run_cli: Invoke) -> None:
     seeded(repo)
     # An uncommitted edit elsewhere in the same file stays uncommitted, in the work tree.

@@ -19,6 +19,7 @@ def rows(run_cli: Invoke, repo: MemoryRepo, entry_id: str) -> list[tuple[str, st
     return [(e["date"][:10], e["trigger"], e["what"], e["file"], e["source"]) for e in json.loads(ran.stdout)["events"]]
 
 
+@pytest.mark.slow
 def test_history_follows_an_entry_from_journal_to_category_file_to_archive(
     repo: MemoryRepo, run_cli: Invoke, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -49,6 +50,7 @@ def test_history_follows_an_entry_from_journal_to_category_file_to_archive(
         in text[2] and text[2].endswith("(lesson)")
 
 
+@pytest.mark.slow
 def test_history_follows_a_journal_into_the_archive_and_a_fold(
     repo: MemoryRepo, run_cli: Invoke, monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -98,6 +98,7 @@ def test_ids_already_used_are_skipped_and_a_stale_plan_is_refused() -> None:
                          "memory", TODAY)
 
 
+@pytest.mark.slow
 def test_import_shows_the_plan_then_applies_it_as_one_commit(repo: MemoryRepo, run_cli: Invoke,
                                                              tmp_path: Path) -> None:
     (repo.memory / "2026-05-12.md").write_text(JOURNAL, encoding="utf-8")
@@ -173,6 +174,7 @@ def test_import_keeps_every_file_within_what_it_had() -> None:
         execute_import(everything, files, ROUTING, {}, budgets)
 
 
+@pytest.mark.slow
 def test_planning_counts_a_full_journal_once_however_many_sections_it_skips(monkeypatch: pytest.MonkeyPatch) -> None:
     """Issue 22.5: a journal of 100,000 dated sections over its budget had its lines counted once per section it
     skipped (and its blocks copied once per section), so `import` ran for many minutes.  The shape, not the time:

@@ -5,6 +5,8 @@ import datetime as dt
 import marshal
 import os
 
+import pytest
+
 from apm_git.model import index_md
 from apm_git.store.memory_index import SUMMARIES_CACHE, build_index
 from apm_git.store.repo import MemoryRepo
@@ -100,6 +102,7 @@ def test_too_many_files_are_summarized_by_folder(repo: MemoryRepo, run_cli: Invo
     assert ran.exit_code == 1 and "names the folder research/, which holds no memory file" in ran.stdout
 
 
+@pytest.mark.slow
 def test_many_journals_and_files_keep_the_index_within_its_budget(repo: MemoryRepo, run_cli: Invoke) -> None:
     """Issue 23: one row per live journal took INDEX.md to 259 of its 80 lines after a simulated year."""
     first = dt.date(2024, 1, 1)

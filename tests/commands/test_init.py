@@ -3,6 +3,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from apm_git.commands.init import init
 from apm_git.model.config import Config
 from apm_git.store.config import load_config
@@ -77,6 +79,7 @@ def test_init_inside_a_subfolder_uses_the_repository_root(tmp_path: Path) -> Non
     assert result.root == root and (root / "apm.yaml").is_file() and not result.git_initialized
 
 
+@pytest.mark.slow
 def test_init_creates_mapped_groups(tmp_path: Path) -> None:
     root = tmp_path / "g"
     (root / "memory").mkdir(parents=True)

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from apm_git.checks.manifest import EVERY
 from apm_git.commands.init import init
 from apm_git.model.vocabulary import CHECK_IDS
@@ -48,6 +50,7 @@ def test_an_existing_config_keeps_comments_order_and_other_hooks(tmp_path: Path)
     assert second.commit is None and (root / ".pre-commit-config.yaml").read_text() == text
 
 
+@pytest.mark.slow
 def test_init_creates_the_config_and_installs_pre_commit(tmp_path: Path, run_cli: Invoke) -> None:
     ran = run_cli("init", str(tmp_path / "m"))
     assert ran.exit_code == 0, ran.stderr
@@ -99,6 +102,7 @@ def test_a_broken_config_stops_init_with_one_line(tmp_path: Path, run_cli: Invok
     assert ran.exit_code == 3 and "`repos:` list" in ran.stderr
 
 
+@pytest.mark.slow
 def test_a_failed_install_is_a_warning_naming_the_fix(tmp_path: Path, run_cli: Invoke) -> None:
     root = tmp_path / "w"
     root.mkdir()

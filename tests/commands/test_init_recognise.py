@@ -49,6 +49,7 @@ def test_without_git_no_repository_is_left_behind(tmp_path: Path, run_cli: Invok
     assert sorted(path.name for path in root.iterdir()) == ["memory"]
 
 
+@pytest.mark.slow
 def test_force_adopts_it_and_the_merge_driver_leaves_the_code_to_git(tmp_path: Path, run_cli: Invoke) -> None:
     root = project(tmp_path, {"memory/slab.c": SLAB, "memory/README.md": "# Memory allocator\n"})
     ran = run_cli("init", str(root), "--no-install", "--force")

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from apm_git.store.repo import MemoryRepo
 from tests.checks.helpers import record
 from tests.conftest import git, run_apm
@@ -15,6 +17,7 @@ def add(repo: MemoryRepo, name: str, text: str) -> None:
     path.write_text(path.read_text() + text)
 
 
+@pytest.mark.slow
 def test_a_clean_repository_has_no_findings(repo: MemoryRepo) -> None:
     for args in ([], ["--all"]):
         ran = run_apm("lint", *args, cwd=repo.root)
@@ -22,6 +25,7 @@ def test_a_clean_repository_has_no_findings(repo: MemoryRepo) -> None:
         assert "0 finding(s)" in ran.stderr
 
 
+@pytest.mark.slow
 def test_work_tree_changes_against_head_text_and_json(repo: MemoryRepo) -> None:
     add(repo, "lessons.md", BROKEN)
     ran = run_apm("lint", cwd=repo.root)
@@ -36,6 +40,7 @@ def test_work_tree_changes_against_head_text_and_json(repo: MemoryRepo) -> None:
                                  "message": "missing field '- Fitness:' (fields are Tags, Fitness, Body)"}]
 
 
+@pytest.mark.slow
 def test_paths_and_all_check_files_that_did_not_change(repo: MemoryRepo) -> None:
     add(repo, "lessons.md", BROKEN)
     git(repo.root, "commit", "-qam", "committed without checks")
@@ -47,6 +52,7 @@ def test_paths_and_all_check_files_that_did_not_change(repo: MemoryRepo) -> None
     assert ran.exit_code == 1
 
 
+@pytest.mark.slow
 def test_bad_arguments_are_one_line_and_exit_2(repo: MemoryRepo, tmp_path: object) -> None:
     for args, words in ((["--from-ref", "nope"], "--from-ref nope: no such commit"),
                         (["memory/missing.md"], "no such memory file"),

@@ -6,6 +6,8 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from tests.commands.test_sync import add, sync
 from tests.commands.test_sync_safety import entry_of, hit
 from tests.conftest import Invoke
@@ -75,6 +77,7 @@ def test_a_plain_git_pull_adds_up_hits_both_sides_made_alike(run_cli: Invoke, tm
     assert lint.exit_code == 0, lint.stdout + lint.stderr
 
 
+@pytest.mark.slow
 def test_an_uncommitted_edit_of_the_file_is_left_alone_and_named(run_cli: Invoke, tmp_path: Path) -> None:
     _, server = hit_alike_on_two_clones(run_cli, tmp_path)
     journal = server / "memory/2026-05-04.md"
@@ -88,6 +91,7 @@ def test_an_uncommitted_edit_of_the_file_is_left_alone_and_named(run_cli: Invoke
     assert len(git(server, "log", "-1", "--format=%P").split()) == 2  # HEAD is git's merge: nothing counted
 
 
+@pytest.mark.slow
 def test_a_failing_count_leaves_the_merge_committed(run_cli: Invoke, tmp_path: Path) -> None:
     _, server = hit_alike_on_two_clones(run_cli, tmp_path)
     (server / "apm.yaml").write_text("budgets: [not, a, mapping\n")  # apm-git stops on it

@@ -51,6 +51,7 @@ def tree(root: Path, rev: str) -> dict[str, str]:
     return {name: git(root, "show", f"{rev}:{name}") for name in names}
 
 
+@pytest.mark.slow
 def test_a_hit_and_an_edit_of_one_entry_merge_cleanly(tmp_path: Path) -> None:
     root = memory(tmp_path)
     text = (root / "memory/decisions.md").read_text()
@@ -67,6 +68,7 @@ def test_a_hit_and_an_edit_of_one_entry_merge_cleanly(tmp_path: Path) -> None:
     assert git(root, "status", "--porcelain") == ""
 
 
+@pytest.mark.slow
 def test_the_body_changed_on_both_sides_is_a_conflict_with_both_versions_and_no_markers(
     tmp_path: Path, run_cli: Invoke,
 ) -> None:
@@ -95,6 +97,7 @@ def test_the_body_changed_on_both_sides_is_a_conflict_with_both_versions_and_no_
     assert "2026-04-06-redis-cache-merge-other-version" in index
 
 
+@pytest.mark.slow
 def test_an_entry_archived_on_one_branch_and_hit_on_the_other_ends_archived_only(tmp_path: Path) -> None:
     root = memory(tmp_path)
     text = (root / "memory/decisions.md").read_text()
@@ -108,6 +111,7 @@ def test_an_entry_archived_on_one_branch_and_hit_on_the_other_ends_archived_only
     assert "Redis cache" in (root / "memory/archive/2026-05.md").read_text()
 
 
+@pytest.mark.slow
 def test_append_only_index_and_group_names_merge_through_git(tmp_path: Path) -> None:
     root = memory(tmp_path)
     index = (root / "memory/main/index.md").read_text()
@@ -154,6 +158,7 @@ def test_the_driver_leaves_a_file_that_is_not_utf8_as_it_was(tmp_path: Path, run
     assert ours.read_bytes() == b"\xff\xfe ours\n"
 
 
+@pytest.mark.slow
 def test_a_git_merge_that_puts_a_file_over_its_budget_says_so_and_the_next_rem_settles_it(
     tmp_path: Path, run_cli: Invoke,
 ) -> None:
@@ -200,6 +205,7 @@ def test_json_names_the_budget_the_merge_passed(
     assert not list(validator("merge-driver").iter_errors(data))
 
 
+@pytest.mark.slow
 def test_a_git_merge_that_puts_a_journal_over_its_budget_points_at_the_journal_budget_not_at_rem(
     tmp_path: Path,
 ) -> None:

@@ -76,6 +76,7 @@ def unmerged(root: Path) -> list[str]:
     return git(root, "diff", "--name-only", "--diff-filter=U").split()
 
 
+@pytest.mark.slow
 def test_git_merge_of_a_file_made_junk_on_one_branch_is_a_conflict_that_keeps_every_entry(tmp_path: Path) -> None:
     root = memory(tmp_path)
     text = (root / "memory/decisions.md").read_text()
@@ -109,6 +110,7 @@ def test_git_merge_of_a_12_mb_file_changed_on_both_branches_is_refused_not_half_
     assert (root / big).read_text() == bulk + rec("Ours")  # ours whole, as git keeps it when the driver refuses
 
 
+@pytest.mark.slow
 def test_git_merge_adds_up_hits_of_one_entry_made_on_both_branches(tmp_path: Path, run_cli: Invoke) -> None:
     root = memory(tmp_path)  # Redis cache: hit_count=1
     text = (root / "memory/decisions.md").read_text()

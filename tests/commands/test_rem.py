@@ -119,6 +119,7 @@ def test_dry_run_lists_and_changes_nothing(memory: MemoryRepo, run_cli: Invoke) 
     assert head(memory.root) == before and snapshot(memory.root) == files
 
 
+@pytest.mark.slow
 def test_group_experience_is_scored_and_budgets_hold(repo: MemoryRepo, run_cli: Invoke,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("APM_GIT_NOW", NOW)

@@ -105,6 +105,7 @@ def test_keep_both_folds_the_other_version_into_one_entry(tmp_path: Path) -> Non
     assert {entry["id"]: entry["status"] for entry in diff["entries"]} == {MINE: "edited", THEIRS: "merged"}
 
 
+@pytest.mark.slow
 def test_deleting_one_version_by_hand_is_still_a_loss(tmp_path: Path) -> None:
     """Why the command exists: the old advice (delete the other version) is what apm-no-loss refuses."""
     server = conflicted(tmp_path)

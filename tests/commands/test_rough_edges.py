@@ -90,6 +90,7 @@ def test_invalid_utf8_is_one_cannot_read_finding_not_every_entry_gone(repo: Memo
     assert "is gone" not in ran.stdout
 
 
+@pytest.mark.slow
 def test_without_a_git_identity_the_fallback_is_said_once(tmp_path: Path) -> None:
     home = tmp_path / "no-identity-home"
     home.mkdir()

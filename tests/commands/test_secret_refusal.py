@@ -26,6 +26,7 @@ def _apm(repo: MemoryRepo, *args: str) -> tuple[int, str, str]:
     return ran.exit_code, ran.stdout, ran.stderr
 
 
+@pytest.mark.slow
 def test_journal_add_refuses_a_secret_with_one_line_and_writes_nothing(repo: MemoryRepo) -> None:
     code, out, said = _apm(repo, "journal", "add", f"rotated the deploy key, new one {AWS_KEY}", "--kind", "tool",
                            "--title", "Rotated the deploy key")
@@ -53,6 +54,7 @@ def test_allow_secret_writes_the_pragma_and_the_flush_commits_it(repo: MemoryRep
     assert git(repo.root, "show", f"HEAD:{JOURNAL}") == text
 
 
+@pytest.mark.slow
 def test_allow_secret_never_marks_a_title_or_tags(repo: MemoryRepo) -> None:
     code, _, said = _apm(repo, "journal", "add", f"{AWS_KEY} is the example key", "--kind", "context",
                          "--allow-secret")
@@ -63,6 +65,7 @@ def test_allow_secret_never_marks_a_title_or_tags(repo: MemoryRepo) -> None:
     assert code == 0, said
 
 
+@pytest.mark.slow
 def test_remember_refuses_a_secret_in_a_decision_or_a_task(repo: MemoryRepo) -> None:
     code, _, said = _apm(repo, "remember", "--scope", "main", "--decision", f"deploy with {AWS_KEY}")
     assert code == 1 and f"{JOURNAL}: not written: the entry's title" in said and AWS_KEY not in said

@@ -4,6 +4,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from apm_git.commands.init import init
 from tests.conftest import Invoke, git
 
@@ -17,6 +19,7 @@ def cloned(tmp_path: Path) -> tuple[Path, Path]:
     return origin, clone
 
 
+@pytest.mark.slow
 def test_setup_registers_what_a_fresh_clone_lacks_once(tmp_path: Path, run_cli: Invoke) -> None:
     _, clone = cloned(tmp_path)
     assert git(clone, "config", "--get", "diff.apm-memory.xfuncname", check=False) == ""
@@ -56,6 +59,7 @@ def test_the_diff_driver_names_the_record_in_a_clone_after_setup(tmp_path: Path,
     assert json.loads(status.stdout)["not_set_up"] == ["the pre-commit hook"]
 
 
+@pytest.mark.slow
 def test_init_in_an_existing_clone_sets_it_up(tmp_path: Path, run_cli: Invoke) -> None:
     _, clone = cloned(tmp_path)
     ran = run_cli("init", str(clone))

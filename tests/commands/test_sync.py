@@ -65,6 +65,7 @@ def test_first_sync_pushes_sets_upstream_and_a_second_has_nothing_to_do(
     assert git(laptop, "rev-parse", "HEAD").strip() == head
 
 
+@pytest.mark.slow
 def test_the_other_clone_fast_forwards_and_keeps_staged_work(run_cli: Invoke, tmp_path: Path, url: str) -> None:
     laptop = first_clone(tmp_path / "laptop", url)
     assert sync(run_cli, laptop)[0] == 0
@@ -148,6 +149,7 @@ def test_bad_options_and_a_detached_head(run_cli: Invoke, tmp_path: Path, url_by
     assert git(laptop, "ls-remote", "origin") == ""
 
 
+@pytest.mark.slow
 def test_a_remote_change_to_a_file_the_user_edited_is_refused(
     run_cli: Invoke, tmp_path: Path, url_by_path: str,
 ) -> None:
@@ -196,6 +198,7 @@ def memory_tree(root: Path) -> str:
     return git(root, "rev-parse", "HEAD:memory").strip()
 
 
+@pytest.mark.slow
 def test_diverged_clones_merge_entry_by_entry_and_end_identical(run_cli: Invoke, tmp_path: Path, url: str) -> None:
     laptop, server = two_clones(run_cli, tmp_path, url)
     add(run_cli, laptop, "learned on the laptop")
@@ -222,6 +225,7 @@ def test_diverged_clones_merge_entry_by_entry_and_end_identical(run_cli: Invoke,
     assert subject.startswith("memory: merge origin/main (sync)") and "Apm-Merge: origin/main" in subject
 
 
+@pytest.mark.slow
 def test_staged_work_and_edited_files_are_untouched_by_a_merge(
     run_cli: Invoke, tmp_path: Path, url_by_path: str,
 ) -> None:
@@ -244,6 +248,7 @@ def test_staged_work_and_edited_files_are_untouched_by_a_merge(
     assert git(server, "status", "--porcelain").splitlines() == ["A  todo.txt", "?? scratch.txt"]
 
 
+@pytest.mark.slow
 def test_both_sides_changed_a_file_outside_the_memory_exits_3_with_nothing_changed(
     run_cli: Invoke, tmp_path: Path, url_by_path: str,
 ) -> None:
@@ -271,6 +276,7 @@ def pre_push(clone: Path, script: str) -> None:
     hook.chmod(0o755)
 
 
+@pytest.mark.slow
 def test_a_push_rejected_mid_sync_fetches_merges_and_pushes_again(
     run_cli: Invoke, tmp_path: Path, url: str,
 ) -> None:
@@ -306,6 +312,7 @@ def edited_on_both_sides(run_cli: Invoke, tmp_path: Path, url: str) -> tuple[Pat
     return laptop, server, base
 
 
+@pytest.mark.slow
 def test_a_conflict_is_kept_for_a_person_committed_pushed_and_exits_1(
     run_cli: Invoke, tmp_path: Path, url_by_path: str,
 ) -> None:
@@ -350,6 +357,7 @@ def test_a_git_merge_in_progress_is_left_alone(run_cli: Invoke, tmp_path: Path, 
     assert git(laptop, "ls-remote", "origin") == ""
 
 
+@pytest.mark.slow
 def test_a_sync_killed_while_bringing_the_work_tree_over_is_finished_by_the_next_command(
     run_cli: Invoke, tmp_path: Path, url_by_path: str,
 ) -> None:
@@ -432,6 +440,7 @@ def test_a_push_that_keeps_losing_the_race_gives_up_after_5_rounds_with_exit_3(
     assert "learned on the laptop" in git(laptop, "show", "HEAD:memory/2026-05-04.md")
 
 
+@pytest.mark.slow
 def test_the_merge_runs_in_process_not_through_a_registered_merge_driver(
     run_cli: Invoke, tmp_path: Path, url_by_path: str,
 ) -> None:
@@ -447,6 +456,7 @@ def test_the_merge_runs_in_process_not_through_a_registered_merge_driver(
     assert "learned on the laptop" in journal and "learned on the server" in journal
 
 
+@pytest.mark.slow
 def test_a_memory_file_that_is_not_text_changed_on_both_sides_stops_the_merge(
     run_cli: Invoke, tmp_path: Path, url_by_path: str,
 ) -> None:
@@ -464,6 +474,7 @@ def test_a_memory_file_that_is_not_text_changed_on_both_sides_stops_the_merge(
 
 
 
+@pytest.mark.slow
 def test_lint_passes_after_a_merge_that_kept_both_versions(run_cli: Invoke, tmp_path: Path, url_by_path: str) -> None:
     _, server, base = edited_on_both_sides(run_cli, tmp_path, url_by_path)
     assert sync(run_cli, server)[0] == 1
@@ -507,6 +518,7 @@ def over_budget_by_a_merge(
     return laptop, server, base
 
 
+@pytest.mark.slow
 def test_a_merge_that_puts_a_file_over_its_budget_archives_its_lowest_scored_entries_in_the_merge(
     run_cli: Invoke, tmp_path: Path, url_by_path: str,
 ) -> None:
@@ -553,6 +565,7 @@ def test_a_merge_that_puts_a_file_over_its_budget_archives_its_lowest_scored_ent
         assert ran.exit_code == 0 and json.loads(ran.stdout)["findings"] == [], ran.stdout
 
 
+@pytest.mark.slow
 def test_the_text_output_of_sync_names_what_the_budget_step_archived(
     run_cli: Invoke, tmp_path: Path, url_by_path: str,
 ) -> None:
@@ -563,6 +576,7 @@ def test_the_text_output_of_sync_names_what_the_budget_step_archived(
             "the merge put memory/decisions.md over its line budget") in out
 
 
+@pytest.mark.slow
 def test_a_file_both_sides_had_over_its_budget_is_left_to_rem(
     run_cli: Invoke, tmp_path: Path, url_by_path: str,
 ) -> None:

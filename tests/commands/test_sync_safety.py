@@ -40,6 +40,7 @@ def with_lessons(run_cli: Invoke, tmp_path: Path, url: str) -> tuple[Path, Path]
     return laptop, server
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("junk", [
     pytest.param(b"\x00\xff\xfe junk \x80\x81" * 50, id="junk-bytes"),
     pytest.param("utf16", id="utf-16"),
@@ -99,6 +100,7 @@ def broken_on_both(run_cli: Invoke, tmp_path: Path, url: str) -> tuple[Path, Pat
     return laptop, server
 
 
+@pytest.mark.slow
 def test_a_file_fixed_on_the_other_side_of_an_unreadable_one_is_taken(
     run_cli: Invoke, tmp_path: Path, url_by_path: str,
 ) -> None:
@@ -114,6 +116,7 @@ def test_a_file_fixed_on_the_other_side_of_an_unreadable_one_is_taken(
     assert "learned on the laptop" in git(laptop, "show", "origin/main:memory/2026-05-04.md")
 
 
+@pytest.mark.slow
 def test_a_file_both_sides_left_unreadable_alike_stays_as_it_is(
     run_cli: Invoke, tmp_path: Path, url_by_path: str,
 ) -> None:
@@ -142,6 +145,7 @@ def hit(run_cli: Invoke, root: Path, ident: str, now: str = NOW) -> None:
     assert ran.exit_code == 0, ran.stderr
 
 
+@pytest.mark.slow
 def test_two_clones_hitting_one_entry_in_the_same_second_count_both_hits(
     run_cli: Invoke, tmp_path: Path, url_by_path: str,
 ) -> None:
@@ -196,6 +200,7 @@ def test_a_criss_cross_history_counts_each_hit_once(run_cli: Invoke, tmp_path: P
     assert entry_of(laptop, ident) == "last_referenced=2026-05-09, hit_count=3, decision_value=MEDIUM"
 
 
+@pytest.mark.slow
 def test_a_side_that_appends_1200_records_merges_without_recursion(
     run_cli: Invoke, tmp_path: Path, url_by_path: str,
 ) -> None:
@@ -221,6 +226,7 @@ def test_a_side_that_appends_1200_records_merges_without_recursion(
     assert "Bulk 1199" in merged and "One more" in merged
 
 
+@pytest.mark.slow
 def test_a_file_over_the_read_limit_changed_on_both_sides_is_refused_never_half_merged(
     run_cli: Invoke, tmp_path: Path, url_by_path: str,
 ) -> None:

@@ -72,6 +72,7 @@ def test_diff_names_what_the_consolidation_removed_before_any_snapshot(session_t
     assert out["new_name"] == "the folder" and out["summary"]["facts"]["removed"] == 3
 
 
+@pytest.mark.slow
 def test_the_timer_snapshot_is_marked_and_diff_traces_each_removal_to_it(
     session_then_dream: tuple[Path, Path, Path], run_cli: Invoke,
 ) -> None:
@@ -105,6 +106,7 @@ def test_the_timer_snapshot_is_marked_and_diff_traces_each_removal_to_it(
     assert project.is_dir()
 
 
+@pytest.mark.slow
 def test_restore_undoes_the_consolidation_as_a_new_snapshot(session_then_dream: tuple[Path, Path, Path],
                                                             run_cli: Invoke) -> None:
     _, folder, git_dir = session_then_dream

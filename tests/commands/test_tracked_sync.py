@@ -30,6 +30,7 @@ def _track(who: Machine, project: Path, files: dict[str, str], remote: Path, run
     return folder
 
 
+@pytest.mark.slow
 def test_two_machines_share_one_memory_by_the_project_identity(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                                run_cli: Invoke) -> None:
     remote = tmp_path / "memory-history.git"
@@ -102,6 +103,7 @@ def test_sync_needs_a_remote_and_an_identity(tmp_path: Path, monkeypatch: pytest
     assert branch.exit_code == 2 and "--branch and --gather" in branch.stderr
 
 
+@pytest.mark.slow
 def test_a_file_the_agent_changes_during_sync_is_never_overwritten(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                                    run_cli: Invoke) -> None:
     """The folder differs from its snapshot where a file is withheld: sync stops before writing anything."""

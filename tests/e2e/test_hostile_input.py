@@ -64,6 +64,7 @@ def test_a_file_whose_name_is_not_utf8_is_skipped_with_one_line_and_blocks_nothi
     assert found["hits"], "search answers from the other files"
 
 
+@pytest.mark.slow
 def test_a_file_whose_name_is_not_utf8_arriving_by_sync_blocks_no_flush(tmp_path: Path) -> None:
     url = str(bare_remote(tmp_path))
     laptop = first_clone(tmp_path / "laptop", url)
@@ -81,6 +82,7 @@ def test_a_file_whose_name_is_not_utf8_arriving_by_sync_blocks_no_flush(tmp_path
     assert git(laptop, "status", "--porcelain", "--", "memory").strip() == ""
 
 
+@pytest.mark.slow
 def test_a_hook_session_id_of_5_mb_is_cut_and_the_flush_still_commits(repo: MemoryRepo) -> None:
     root = repo.root
     ok(apm(root, "journal", "add", "the build cache lives on the runner", "--kind", "tool"))
@@ -96,6 +98,7 @@ def test_a_hook_session_id_of_5_mb_is_cut_and_the_flush_still_commits(repo: Memo
     ok(apm(root, "flush"))
 
 
+@pytest.mark.slow
 def test_an_over_long_session_or_message_given_by_hand_is_refused_before_anything_is_written(repo: MemoryRepo) -> None:
     root = repo.root
     ok(apm(root, "journal", "add", "one item", "--kind", "lesson"))
@@ -120,6 +123,7 @@ def push_state_file(tmp_path: Path, rel: str, text: str) -> Path:
     return laptop
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("rel", "text", "words"), [
     ("flush-state.json", "[" * 100_000 + "]" * 100_000, "nested deeper than"),
     ("flush-state.json", json.dumps({"pending_items": ["x" * (MAX_FILE_BYTES + 1)]}), "over the 4.0 MB"),

@@ -80,6 +80,7 @@ def _with_entry(repo: MemoryRepo) -> None:
     assert apm(repo.root, "flush").returncode == 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("args", [
     ("journal", "add", "x", "--kind", "lesson"),
     ("hit", "ENTRY"),
@@ -101,6 +102,7 @@ def test_read_only_memory_dir(repo: MemoryRepo, args: tuple[str, ...]) -> None:
     assert tree_digest(repo.root) == before
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("folder", [".git", ".git/objects"])
 def test_read_only_repository(repo: MemoryRepo, folder: str) -> None:
     (repo.memory / "lessons.md").write_text("# Lessons\n\nan edit to flush\n", encoding="utf-8")
@@ -134,6 +136,7 @@ def test_lock_file_that_cannot_be_opened(repo: MemoryRepo) -> None:
     assert tree_digest(repo.root) == before
 
 
+@pytest.mark.slow
 def test_temp_file_refused_in_a_read_only_group_folder(repo: MemoryRepo) -> None:
     (repo.memory / "group_names.json").write_text('{"room-1": "team"}', encoding="utf-8")
     assert apm(repo.root, "flush").returncode == 0
@@ -246,6 +249,7 @@ def two_groups(repo: MemoryRepo) -> MemoryRepo:
     return repo
 
 
+@pytest.mark.slow
 def test_search_of_a_group_does_not_follow_a_link_into_another_group(two_groups: MemoryRepo) -> None:
     repo = two_groups
     (repo.memory / "groups" / "a" / "leak.md").symlink_to(Path("..") / "b" / "experience.md")
@@ -258,6 +262,7 @@ def test_search_of_a_group_does_not_follow_a_link_into_another_group(two_groups:
     assert [hit["file"] for hit in theirs["hits"]] == ["memory/groups/b/experience.md"]
 
 
+@pytest.mark.slow
 def test_search_of_the_dreaming_memory_does_not_follow_a_link_into_a_group(two_groups: MemoryRepo) -> None:
     repo = two_groups
     (repo.memory / "notes.md").symlink_to(Path("groups") / "b" / "experience.md")
@@ -265,6 +270,7 @@ def test_search_of_the_dreaming_memory_does_not_follow_a_link_into_a_group(two_g
     assert ran.returncode == 0 and json.loads(ran.stdout)["hits"] == []
 
 
+@pytest.mark.slow
 def test_load_of_a_group_does_not_follow_a_link_into_another_group(two_groups: MemoryRepo) -> None:
     repo = two_groups
     project = repo.memory / "groups" / "a" / "project.md"
@@ -279,6 +285,7 @@ def test_load_of_a_group_does_not_follow_a_link_into_another_group(two_groups: M
     assert "leads through a symlink to memory/groups/b/experience.md" in skipped["memory/groups/a/project.md"]
 
 
+@pytest.mark.slow
 def test_remember_does_not_write_through_a_link_into_another_group(two_groups: MemoryRepo) -> None:
     repo = two_groups
     experience = repo.memory / "groups" / "a" / "experience.md"
@@ -291,6 +298,7 @@ def test_remember_does_not_write_through_a_link_into_another_group(two_groups: M
     assert target.read_bytes() == before
 
 
+@pytest.mark.slow
 def test_search_of_a_group_whose_folder_is_a_link_to_another(two_groups: MemoryRepo) -> None:
     repo = two_groups
     shutil.rmtree(repo.memory / "groups" / "a")

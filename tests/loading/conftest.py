@@ -2,13 +2,15 @@
 from __future__ import annotations
 
 import json
+import shutil
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from apm_git.commands.flush import flush
-from apm_git.store.repo import MemoryRepo
-from tests.conftest import Invoke
+from apm_git.store.repo import MemoryRepo, open_repo
+from tests.conftest import Invoke, made_once
 
 NOW = "2026-04-06T15:00:00"
 TODAY = "2026-04-06"
@@ -28,8 +30,23 @@ def write(repo: MemoryRepo, rel: str, text: str) -> None:
 
 
 def build(repo: MemoryRepo, monkeypatch: pytest.MonkeyPatch) -> MemoryRepo:
-    """Fill `repo` (made by `init`) and commit it; the clock stays at NOW."""
+    """Fill `repo` (made by `init`) and commit it; the clock stays at NOW.
+
+    Filled once per worker and day (`made_once`) and copied in place of `repo` for each test."""
     monkeypatch.setenv("APM_GIT_NOW", NOW)
+
+    inited = repo.root.rename(repo.root.with_name(repo.root.name + "-init"))
+
+    def make(folder: Path) -> None:
+        shutil.copytree(inited, folder, symlinks=True)
+        fill(open_repo(folder))
+
+    filled = open_repo(made_once("loading-memory", make, repo.root))
+    shutil.rmtree(inited)
+    return filled
+
+
+def fill(repo: MemoryRepo) -> None:
     write(repo, "group_names.json", json.dumps(ROOMS))
     flush(repo)  # creates both groups' indexes and files from the templates
     for group in ROOMS.values():
@@ -55,7 +72,6 @@ def build(repo: MemoryRepo, monkeypatch: pytest.MonkeyPatch) -> MemoryRepo:
     write(repo, "people.md", "# People\n\nDana prefers async reviews.\n")
     write(repo, "tools-config.md", "# Tools and config\n\nSet KUBECONFIG first.\n")
     flush(repo)
-    return repo
 
 
 @pytest.fixture

@@ -1,12 +1,15 @@
 """`apm-git hit`: hit_count + 1 and last_referenced = today, in place, the file otherwise byte-identical."""
 from __future__ import annotations
 
+import pytest
+
 from apm_git.model.records import parse
 from apm_git.store.repo import MemoryRepo
 from tests.conftest import Invoke, git
 from tests.loading.conftest import record, write
 
 
+@pytest.mark.slow
 def test_hit_bumps_only_the_fitness_line(mem: MemoryRepo, run_cli: Invoke) -> None:
     path = mem.memory / "groups/beta/experience.md"
     before = path.read_bytes()
@@ -81,6 +84,7 @@ def test_not_an_entry_id_is_a_usage_error(mem: MemoryRepo, run_cli: Invoke) -> N
     assert git(mem.root, "status", "--porcelain") == ""
 
 
+@pytest.mark.slow
 def test_flush_commits_the_hits(mem: MemoryRepo, run_cli: Invoke) -> None:
     assert run_cli("--repo", str(mem.root), "hit", "2026-04-06-alpha-decision-0").exit_code == 0
     assert run_cli("--repo", str(mem.root), "flush").exit_code == 0

@@ -22,6 +22,7 @@ def paths(data: dict[str, Any]) -> list[str]:
     return [item["path"] for item in data["files"]]
 
 
+@pytest.mark.slow
 def test_group_by_room_loads_index_then_the_best_file_then_one_conventions_file(mem: MemoryRepo,
                                                                                  run_cli: Invoke) -> None:
     data = load_json(run_cli, mem, "--room", "room-a", "--intent", "we deploy the new API")

@@ -6,6 +6,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from apm_git.commands.load import GUIDE
 from apm_git.store.repo import MemoryRepo
 from tests.conftest import Invoke, run_apm
@@ -75,6 +77,7 @@ def test_day_one_lesson_recalled_by_day_three_intent(mem: MemoryRepo, run_cli: I
                for item in data["files"]), data["files"]
 
 
+@pytest.mark.slow
 def test_a_warm_load_builds_no_tokenizer(mem: MemoryRepo) -> None:
     write(mem, f"{TODAY}.md", f"# Journal {TODAY}\n\n" + record(TODAY, "Warm", "Counted once."))
     probe = ("import sys; sys.argv = ['apm-git', 'load', '--intent', 'debug the redis timeout'];"

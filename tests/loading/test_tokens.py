@@ -47,6 +47,7 @@ def test_no_encoding_other_than_the_offline_one() -> None:
         tokens.encoding("o200k_base")
 
 
+@pytest.mark.slow
 def test_load_counts_exactly_with_an_empty_cache_and_no_network(repo: MemoryRepo, tmp_path: Path,
                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     mem = build(repo, monkeypatch)
@@ -78,6 +79,7 @@ def test_load_counts_exactly_with_an_empty_cache_and_no_network(repo: MemoryRepo
     assert (ours / "apm-git" / "cl100k_base.marshal").is_file()  # the next process skips the decoding
 
 
+@pytest.mark.slow
 def test_the_decoded_copy_builds_the_same_encoding(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import tiktoken
 
@@ -94,6 +96,7 @@ def test_the_decoded_copy_builds_the_same_encoding(tmp_path: Path, monkeypatch: 
     assert built[0].encode_ordinary(text) == built[1].encode_ordinary(text)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("damage", ["other files", "torn"])
 def test_a_stale_or_torn_copy_is_decoded_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, damage: str) -> None:
     import marshal

@@ -138,6 +138,7 @@ _alphabet = st.sampled_from(["## [2026-01-01] T\n", "- Tags: a\n", "- Body: b\n"
                              "## ", "[PROVEN] ", "x", "é", "\u2028", "\x00", " "])
 
 
+@pytest.mark.slow
 @settings(max_examples=400)
 @given(st.lists(_alphabet, max_size=40).map("".join))
 def test_round_trip_structured(text: str) -> None:

@@ -25,6 +25,7 @@ def due(repo: MemoryRepo, monkeypatch: pytest.MonkeyPatch) -> MemoryRepo:
     return repo
 
 
+@pytest.mark.slow
 def test_a_commit_refused_before_the_branch_moves_changes_nothing(due: MemoryRepo, run_cli: Invoke) -> None:
     before, files = head(due.root), snapshot(due.root)
     lock = due.git_dir / "index.lock"

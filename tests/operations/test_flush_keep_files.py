@@ -114,6 +114,7 @@ def test_a_file_deleted_by_hand_is_kept_and_named_the_rest_commits(notes: Path) 
     assert git(notes, "status", "--porcelain", "--", "memory") == ""
 
 
+@pytest.mark.slow
 def test_a_git_rm_is_committed_as_a_deletion(notes: Path) -> None:
     git(notes, "rm", "-q", "memory/people/alice.md")
     code, _, stderr = flush(notes)
@@ -143,6 +144,7 @@ def test_an_emptied_file_counts_as_deleted(notes: Path) -> None:
     assert git(notes, "show", "HEAD:memory/runbook.md") == ""
 
 
+@pytest.mark.slow
 def test_a_move_by_hand_is_not_a_loss(notes: Path) -> None:
     (notes / "memory/archive").mkdir(exist_ok=True)
     (notes / "memory/runbook.md").rename(notes / "memory/archive/runbook.md")

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import shutil
 
+import pytest
+
 from apm_git.commands.flush import flush
 from apm_git.model.records import parse
 from apm_git.model.reinsert import record_ids
@@ -72,6 +74,7 @@ def test_a_hand_edit_that_drops_a_record_commits_everything_else(repo: MemoryRep
     assert run_cli("--repo", str(repo.root), "flush", env=NOW).exit_code == 0
 
 
+@pytest.mark.slow
 def test_rm_rf_memory_then_flush_commits_no_deletion_of_any_entry(repo: MemoryRepo) -> None:
     seeded(repo)
     (repo.memory / "archive").mkdir(exist_ok=True)
@@ -162,6 +165,7 @@ def test_a_lost_entry_in_a_group_is_kept_by_a_group_flush(repo: MemoryRepo, run_
     assert "Deploy on Fridays" in git(repo.root, "show", "HEAD:memory/groups/team/experience.md")
 
 
+@pytest.mark.slow
 def test_a_consolidation_never_commits_the_loss_either(repo: MemoryRepo, run_cli: Invoke) -> None:
     journal = repo.memory / "2026-04-06.md"
     for title in ("Use Redis", "Pin the runner"):

@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from apm_git.operations.consolidation import PACK_LOOSE_OBJECTS
 from apm_git.store.repo import MemoryRepo
 from tests.conftest import Invoke, git, run_apm
@@ -39,6 +41,7 @@ def journal_with_a_lesson(repo: MemoryRepo) -> None:
     (repo.memory / "2026-04-10.md").write_text("# 2026-04-10\n\n" + record("2026-04-10", "Retry the upload", "lesson"))
 
 
+@pytest.mark.slow
 def test_a_consolidation_packs_once_loose_objects_pass_the_threshold(
     repo: MemoryRepo, run_cli: Invoke, tmp_path: Path,
 ) -> None:
@@ -56,6 +59,7 @@ def test_a_consolidation_packs_once_loose_objects_pass_the_threshold(
     assert run_cli("--repo", str(repo.root), "lint", "--from-ref", "HEAD~1", "--to-ref", "HEAD").exit_code == 0
 
 
+@pytest.mark.slow
 def test_a_repository_that_turns_gc_auto_off_is_never_packed(
     repo: MemoryRepo, run_cli: Invoke, tmp_path: Path,
 ) -> None:
@@ -68,6 +72,7 @@ def test_a_repository_that_turns_gc_auto_off_is_never_packed(
     assert loose(repo.root)[1] == 0
 
 
+@pytest.mark.slow
 def test_a_flush_from_an_agents_hook_never_packs(repo: MemoryRepo, tmp_path: Path) -> None:
     git(repo.root, "config", "gc.autoDetach", "false")
     make_loose(repo.root, tmp_path, 3 * PACK_LOOSE_OBJECTS)

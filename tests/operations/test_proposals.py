@@ -6,6 +6,8 @@ import json
 import re
 from pathlib import Path
 
+import pytest
+
 from apm_git.model import trailers
 from apm_git.store.repo import MemoryRepo
 from tests.conftest import Invoke, git, run_apm
@@ -59,6 +61,7 @@ def memory(repo: MemoryRepo, run_cli: Invoke, lessons: str = LESSONS) -> Memory:
     return made
 
 
+@pytest.mark.slow
 def test_propose_commits_beside_the_branch_and_accept_all_lands_it(repo: MemoryRepo, run_cli: Invoke) -> None:
     mem = memory(repo, run_cli)
     before, tree = mem.head(), (repo.memory / "lessons.md").read_text()
@@ -82,6 +85,7 @@ def test_propose_commits_beside_the_branch_and_accept_all_lands_it(repo: MemoryR
     mem.lint_clean()
 
 
+@pytest.mark.slow
 def test_accept_part_drops_an_item_and_only_takes_some(repo: MemoryRepo, run_cli: Invoke) -> None:
     mem = memory(repo, run_cli)
     mem.cli("rem", "--propose")
@@ -100,6 +104,7 @@ def test_accept_part_drops_an_item_and_only_takes_some(repo: MemoryRepo, run_cli
     assert OLD[0] in mem.ids() and OLD[3] in mem.ids()
 
 
+@pytest.mark.slow
 def test_an_unknown_item_or_half_a_pair_is_a_usage_error(repo: MemoryRepo, run_cli: Invoke) -> None:
     newer = record("2026-05-20", "Old lesson 1", value="HIGH", used="2026-05-30", body="Another body.")
     mem = memory(repo, run_cli, LESSONS.replace("# Lessons\n\n", "# Lessons\n\n" + newer))
@@ -113,6 +118,7 @@ def test_an_unknown_item_or_half_a_pair_is_a_usage_error(repo: MemoryRepo, run_c
     mem.lint_clean()
 
 
+@pytest.mark.slow
 def test_a_stale_proposal_is_refused_in_one_line_and_nothing_changes(repo: MemoryRepo, run_cli: Invoke) -> None:
     mem = memory(repo, run_cli)
     mem.cli("rem", "--propose")
@@ -152,6 +158,7 @@ def test_the_setting_makes_proposals_the_default(repo: MemoryRepo, run_cli: Invo
     assert mem.head() != before
 
 
+@pytest.mark.slow
 def test_two_proposals_and_a_flush_between_lose_no_entry(repo: MemoryRepo, run_cli: Invoke) -> None:
     mem = memory(repo, run_cli)
     mem.cli("journal", "add", "Retry the flaky upload twice", "--kind", "lesson", "--title", "Flaky upload",
@@ -180,6 +187,7 @@ def test_proposals_need_a_listed_name(repo: MemoryRepo, run_cli: Invoke) -> None
     assert not list(Path(repo.git_dir).glob("refs/heads/apm-git/**/*"))
 
 
+@pytest.mark.slow
 def test_a_proposal_made_as_apm_git_says_so_once(repo: MemoryRepo, run_cli: Invoke, tmp_path: Path) -> None:
     """No git identity here: the proposal is committed as apm-git and the command says so, as a flush does."""
     memory(repo, run_cli)

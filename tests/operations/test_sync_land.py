@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.cli.test_json_schemas import validator
 from tests.commands.test_sync import NOW, add, over_budget_by_a_merge, sync
 from tests.conftest import Invoke
@@ -18,6 +20,7 @@ def budget_changed_by_the_remote(run_cli: Invoke, tmp_path: Path, budget: int) -
     return over_budget_by_a_merge(run_cli, tmp_path, str(bare_remote(tmp_path)), laptop_sets=budget)[1]
 
 
+@pytest.mark.slow
 def test_a_budget_the_remote_raised_decides_the_merge_nothing_is_archived(run_cli: Invoke, tmp_path: Path) -> None:
     server = budget_changed_by_the_remote(run_cli, tmp_path, 40)  # 35 lines: over the old 30, within the new 40
     ran = run_cli("--repo", str(server), "--json", "sync", env={"APM_GIT_NOW": NOW})
@@ -34,6 +37,7 @@ def test_a_budget_the_remote_raised_decides_the_merge_nothing_is_archived(run_cl
     assert lint.exit_code == 0 and json.loads(lint.stdout)["findings"] == [], lint.stdout
 
 
+@pytest.mark.slow
 def test_a_budget_the_remote_lowered_decides_the_merge_archived_down_to_it(run_cli: Invoke, tmp_path: Path) -> None:
     server = budget_changed_by_the_remote(run_cli, tmp_path, 26)  # 35 lines: two entries go (the old 30: one)
     ran = run_cli("--repo", str(server), "--json", "sync", env={"APM_GIT_NOW": NOW})
@@ -48,6 +52,7 @@ def test_a_budget_the_remote_lowered_decides_the_merge_archived_down_to_it(run_c
     assert lint.exit_code == 0 and json.loads(lint.stdout)["findings"] == [], lint.stdout
 
 
+@pytest.mark.slow
 def test_a_merged_apm_yaml_that_does_not_read_leaves_the_local_budgets_and_says_so(
     run_cli: Invoke, tmp_path: Path,
 ) -> None:
@@ -94,6 +99,7 @@ def journals_on_both_sides(run_cli: Invoke, tmp_path: Path, each: int) -> tuple[
     return server, journal
 
 
+@pytest.mark.slow
 def test_a_merge_that_puts_a_journal_over_its_budget_keeps_every_item_and_says_so(
     run_cli: Invoke, tmp_path: Path,
 ) -> None:
@@ -131,6 +137,7 @@ def test_a_journal_within_its_budget_after_the_merge_is_not_reported(run_cli: In
     assert len(git(server, "show", f"HEAD:{journal}").splitlines()) <= 20
 
 
+@pytest.mark.slow
 def test_a_journal_one_side_had_over_its_budget_alone_is_not_the_merges_doing(
     run_cli: Invoke, tmp_path: Path,
 ) -> None:

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from apm_git.store.repo import MemoryRepo
 from tests.checks.helpers import record
 from tests.conftest import Invoke, git
@@ -31,6 +33,7 @@ def _lint_head(run_cli: Invoke, repo: MemoryRepo) -> int:
     return run_cli("--repo", str(repo.root), "lint", "--from-ref", "HEAD~1", "--to-ref", "HEAD", env=NOW).exit_code
 
 
+@pytest.mark.slow
 def test_only_the_section_with_the_secret_stays_uncommitted(repo: MemoryRepo, run_cli: Invoke) -> None:
     before = record("2026-04-06", "Pinned the runner image", tags="lesson")
     secret = record("2026-04-06", "Rotated the deploy key", tags="tool", body=f"the new key is {AWS_KEY}")
@@ -82,6 +85,7 @@ def test_a_secret_put_into_a_committed_entry_keeps_that_entry_as_committed(repo:
     assert _lint_head(run_cli, repo) == 0
 
 
+@pytest.mark.slow
 def test_a_hook_flush_that_withheld_a_section_exits_1_and_says_so(repo: MemoryRepo) -> None:
     _journal(repo, record("2026-04-06", "Pinned the runner image", tags="lesson"),
              record("2026-04-06", "Deploy key", tags="tool", body=f"the key is {AWS_KEY}"))

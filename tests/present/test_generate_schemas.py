@@ -39,6 +39,7 @@ def test_the_checked_in_schemas_are_what_the_shapes_declare() -> None:
     assert names == {f"{shape.name}.schema.json" for shape in generate_schemas.declared()}
 
 
+@pytest.mark.slow
 def test_check_names_a_stale_or_undeclared_schema_and_generating_mends_both(tmp_path: Path) -> None:
     copy = package_copy(tmp_path)
     flush = copy / "apm_git/schemas/flush.schema.json"
@@ -54,6 +55,7 @@ def test_check_names_a_stale_or_undeclared_schema_and_generating_mends_both(tmp_
     assert run_generate(copy, "--check").returncode == 0
 
 
+@pytest.mark.slow
 def test_a_schema_declared_twice_is_refused(tmp_path: Path) -> None:
     copy = package_copy(tmp_path)
     (copy / "apm_git/present/shapes_again.py").write_text(

@@ -13,6 +13,7 @@ from tests.conflicts import MINE, THEIRS, apm, conflicted
 from tests.conftest import git, run_apm
 
 
+@pytest.mark.slow
 def test_log_counts_the_conflicts_of_a_sync_merge(tmp_path: Path) -> None:
     server = conflicted(tmp_path)
     first = apm(server, "log", "-n", "1").stdout.splitlines()
@@ -58,6 +59,7 @@ def test_flush_message_is_the_subject_and_the_counts_stay_in_trailers(repo: Memo
     assert git(repo.root, "log", "-1", "--format=%s").strip() == "memory: flush 2 files (manual, all)"
 
 
+@pytest.mark.slow
 def test_log_n_counts_what_it_prints_with_apm_only(repo: MemoryRepo) -> None:
     for number in range(3):
         apm(repo.root, "journal", "add", f"Item {number}", "--kind", "context", "--title", f"Item {number}")

@@ -89,6 +89,7 @@ def test_json_passed_through_the_stream_stays_json_with_the_same_values() -> Non
 
 # ---- real processes --------------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_the_lint_gate_prints_a_forged_file_name_as_one_escaped_line(repo: MemoryRepo) -> None:
     hostile_commit(repo)
     ran = run_apm("lint", "--from-ref", "HEAD~1", "--to-ref", "HEAD", cwd=repo.root)

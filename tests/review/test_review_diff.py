@@ -91,6 +91,7 @@ def story(repo: MemoryRepo, run_cli: Invoke) -> Story:
     return story
 
 
+@pytest.mark.slow
 def test_deep_sleep_promotions_with_their_reasons(story: Story) -> None:
     data = story.diff_json(f"{story.commits['journal']}..{story.commits['deep-sleep']}")
     entries = by_id(data)
@@ -109,6 +110,7 @@ def test_deep_sleep_promotions_with_their_reasons(story: Story) -> None:
             '"Token refresh race"  (lesson)') in text
 
 
+@pytest.mark.slow
 def test_a_hit_shows_field_by_field(story: Story) -> None:
     data = story.diff_json(f"{story.commits['people']}..{story.commits['hit']}")
     (entry,) = data["entries"]
@@ -120,6 +122,7 @@ def test_a_hit_shows_field_by_field(story: Story) -> None:
     assert "last_referenced 2026-05-30→2026-05-31, hit_count 1→2" in text
 
 
+@pytest.mark.slow
 def test_rem_proven_merged_superseded_archived(story: Story) -> None:
     rem = story.commits["rem"]
     data = story.diff_json(f"{rem}~1..{rem}")
@@ -160,6 +163,7 @@ def test_rem_proven_merged_superseded_archived(story: Story) -> None:
     assert "| `memory/people.md` | modified |" in markdown
 
 
+@pytest.mark.slow
 def test_a_body_edit_is_a_word_diff(story: Story) -> None:
     people = story.repo.memory / "people.md"
     people.write_text(people.read_text().replace("- Body: In the path.", "- Body: In the URL path, always."))
@@ -178,6 +182,7 @@ def test_a_body_edit_is_a_word_diff(story: Story) -> None:
     assert by_id(story.diff_json("--cached"))["2026-05-20-api-versioning"]["status"] == "edited"
 
 
+@pytest.mark.slow
 def test_a_hand_deletion_committed_with_git_is_a_loss_and_exits_1(story: Story) -> None:
     root = story.repo.root
     people = story.repo.memory / "people.md"
@@ -208,6 +213,7 @@ def test_a_hand_deletion_committed_with_git_is_a_loss_and_exits_1(story: Story) 
         ("2026-05-20-healthy-note-5", "forgotten", "a test note")]
 
 
+@pytest.mark.slow
 def test_a_range_with_a_merge_commit(story: Story) -> None:
     """Deep sleep on a branch, a hand edit on main, merged: the end states and every commit's trailers."""
     root, repo = story.repo.root, story.repo
@@ -334,6 +340,7 @@ def union(one: Any, other: Any) -> Any:
     return one if one is not None else other
 
 
+@pytest.mark.slow
 def test_the_json_is_the_shape_docs_review_md_documents(story: Story) -> None:
     diff_doc, log_doc = documented_json()
     people = story.repo.memory / "people.md"
@@ -376,6 +383,7 @@ def test_imported_and_promoted_dated_sections(repo: MemoryRepo, run_cli: Invoke)
     assert all(section["heading"] != "## 2026-05-18 — Fixed the backup bug" for section in data["sections"])
 
 
+@pytest.mark.slow
 def test_tags_and_fields_changed_by_hand(story: Story) -> None:
     people = story.repo.memory / "people.md"
     text = people.read_text()

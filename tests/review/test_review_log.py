@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from apm_git.store.repo import MemoryRepo
 from tests.conftest import Invoke, git
 from tests.review.test_review_diff import Story, head
@@ -37,6 +39,7 @@ def test_log_lines_and_json(repo: MemoryRepo, run_cli: Invoke) -> None:
                                "subject", "trailers", "trigger", "verb"]
 
 
+@pytest.mark.slow
 def test_a_merge_commit_is_one_line_and_bad_ranges_are_usage_errors(repo: MemoryRepo, run_cli: Invoke) -> None:
     story = Story(repo, run_cli)
     git(repo.root, "checkout", "-q", "-b", "side")

@@ -75,6 +75,7 @@ def test_live_entries_rank_above_a_year_of_archived_ones(year: MemoryRepo, run_c
     assert scores == sorted(scores, reverse=True)  # within the archive too
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("method", [(), ("--scan",)], ids=["index", "scan"])
 def test_asked_for_the_archive_it_ranks_by_match_alone(year: MemoryRepo, run_cli: Invoke,
                                                        method: tuple[str, ...]) -> None:
@@ -109,6 +110,7 @@ def test_the_text_output_says_live_first(year: MemoryRepo, run_cli: Invoke) -> N
     assert ran.exit_code == 2 and "give one of them" in ran.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("env", [None, OFF], ids=["index", "scan"])
 def test_recall_never_lets_the_archive_crowd_out_live_memory(year: MemoryRepo, run_cli: Invoke,
                                                              env: dict[str, str] | None) -> None:

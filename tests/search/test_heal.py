@@ -175,7 +175,9 @@ def assert_sound(mem: MemoryRepo) -> None:
     assert sorted(path.name for path in folder(mem).iterdir()) == ["memory.lock", "memory.sqlite3"]
 
 
-@pytest.mark.parametrize("damage", DAMAGES)
+# Six processes a case, about 0.8 s of CPU: one case (a rebuild from junk) in the fast loop, the others slow.
+@pytest.mark.parametrize("damage", [pytest.param(name, marks=() if name == "junk bytes for the file" else
+                                                 pytest.mark.slow) for name in DAMAGES])
 def test_six_searches_heal_any_damage(topic: MemoryRepo, damage: str) -> None:
     search(topic.root, QUERY).communicate(timeout=300)  # the index, as the files are now
     DAMAGES[damage](topic)
@@ -186,6 +188,7 @@ def test_six_searches_heal_any_damage(topic: MemoryRepo, damage: str) -> None:
     assert ("Redis timeout on the replica" in expected) == (damage == "a memory file changed since")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", READ_ONLY)
 def test_six_searches_answer_from_a_read_only_index(topic: MemoryRepo, case: str) -> None:
     search(topic.root, QUERY).communicate(timeout=300)
@@ -199,6 +202,7 @@ def test_six_searches_answer_from_a_read_only_index(topic: MemoryRepo, case: str
     assert_answers(results, expected, note=changed)
 
 
+@pytest.mark.slow
 def test_a_lock_that_is_a_folder_is_bypassed(topic: MemoryRepo) -> None:
     search(topic.root, QUERY).communicate(timeout=300)
     lock_is_a_folder(topic)
@@ -210,6 +214,7 @@ def test_a_lock_that_is_a_folder_is_bypassed(topic: MemoryRepo) -> None:
     assert "memory.lock" in results[0][2] and "a folder stands where a file must be" in results[0][2]
 
 
+@pytest.mark.slow
 def test_a_search_does_not_wait_for_ever_on_a_held_lock(topic: MemoryRepo) -> None:
     """Another process holds the index's lock (building, or stuck): past the wait, the search builds its
     own index in memory and answers."""
@@ -225,6 +230,7 @@ def test_a_search_does_not_wait_for_ever_on_a_held_lock(topic: MemoryRepo) -> No
     assert err.startswith(NOTE) and "memory.lock for 0.2s" in err and len(err.splitlines()) == 1
 
 
+@pytest.mark.slow
 def test_concurrent_searches_build_the_index_once(topic: MemoryRepo) -> None:
     """Six searches on a missing index: one builds it, the others wait and then use it (threads of one
     process take the lock as processes do: each opens the lock file anew)."""
@@ -251,6 +257,7 @@ def test_concurrent_searches_build_the_index_once(topic: MemoryRepo) -> None:
     assert_sound(topic)
 
 
+@pytest.mark.slow
 def test_recall_answers_from_a_read_only_index(topic: MemoryRepo) -> None:
     """The per-prompt hook, on a read-only index that misses a changed file: it recalls the new entry and exits 0."""
     search(topic.root, QUERY).communicate(timeout=300)
@@ -267,6 +274,7 @@ def test_recall_answers_from_a_read_only_index(topic: MemoryRepo) -> None:
     assert ran[0].stdout == ran[1].stdout
 
 
+@pytest.mark.slow
 def test_damage_met_by_a_query_heals_the_file(topic: MemoryRepo) -> None:
     """NULLs show only in the rows a query returns: the search rebuilds the index on disk and asks again."""
     search(topic.root, QUERY).communicate(timeout=300)

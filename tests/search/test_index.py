@@ -147,6 +147,7 @@ def test_a_file_that_is_not_utf8_is_skipped_with_its_line(mem: MemoryRepo, run_c
     assert "apm-git: skipped memory/broken.md:3: not valid UTF-8" in ran.stderr
 
 
+@pytest.mark.slow
 def test_a_warm_search_imports_neither_hashlib_nor_shutil(mem: MemoryRepo, run_cli: Invoke) -> None:
     """Blob ids are computed only for a file whose size or mtime changed, a folder in the index's place removed
     only when there is one: a search that finds nothing to re-index loads neither module."""

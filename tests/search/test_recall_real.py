@@ -38,6 +38,7 @@ def test_a_german_intent_routes_to_its_section(tmp_path: Path, run_cli: Invoke) 
     assert data["tokens"] <= data["budget"]
 
 
+@pytest.mark.slow
 def test_a_chinese_intent_routes_to_its_section(tmp_path: Path, run_cli: Invoke) -> None:
     repo = real_case("Hou4007268__openclaw-backup", tmp_path / "ws")
     data = load(run_cli, repo.root, "cron 任务的 token 消耗太高，怎么优化？")

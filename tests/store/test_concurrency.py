@@ -51,6 +51,7 @@ def test_a_waiting_writer_gives_up_with_exit_3(repo: MemoryRepo) -> None:
     assert (repo.memory / "lessons.md").read_text() == "# Lessons\n\nchanged\n"
 
 
+@pytest.mark.slow
 def test_git_index_lock_held_by_someone_else_is_never_deleted(repo: MemoryRepo) -> None:
     (repo.memory / "lessons.md").write_text("# Lessons\n\nchanged\n")
     state, index = (repo.memory / "flush-state.json").read_bytes(), (repo.memory / "INDEX.md").read_bytes()

@@ -63,3 +63,14 @@ def test_invalid_config_exits_3_with_one_line(repo_root: Path, run_cli: Invoke) 
     assert ran.stderr.strip().splitlines() == [
         "apm-git: apm.yaml:2: rem.proven_hits must be a whole number from 1 to 1000000 (got 'zero'); fix the file",
     ]
+
+
+def test_the_same_text_is_parsed_once_and_its_settings_cannot_be_changed_in_place() -> None:
+    text = "budgets:\n  decisions.md: 51\nrouting:\n  lesson: lessons.md\n"
+    config = parse_config(text)
+    assert parse_config(text) is config  # kept per text: a process that reads it again does not parse again
+    with pytest.raises(TypeError):
+        config.budgets["decisions.md"] = 1  # type: ignore[index]
+    with pytest.raises(TypeError):
+        config.routing["lesson"] = "x.md"  # type: ignore[index]
+    assert parse_config(text).budget_for("decisions.md") == 51

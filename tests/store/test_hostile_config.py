@@ -44,6 +44,7 @@ def alias_bomb(levels: int = 9) -> str:
     return "[" + ", ".join(items) + "]"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("key", "dotted"), [
     ("rem:\n  every_days: {bomb}\n", "rem.every_days"),
     ("memory_budget: {bomb}\n", "memory_budget"),
@@ -83,6 +84,7 @@ def test_deep_nesting_is_refused_before_it_is_built(repo: MemoryRepo, text: str,
     refused(apm(repo.root, "status"), *words)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("text", "words"), [
     ("rem:\n  every_days: 100000000000000000000000000000\n", ("apm.yaml:2: rem.every_days", "from 1 to 36500")),
     ("deep_sleep:\n  look_back_days: 99999999\n", ("deep_sleep.look_back_days", "from 1 to 36500")),
@@ -131,6 +133,7 @@ def test_routing_into_a_machine_written_file_is_refused(repo: MemoryRepo, routin
     assert git(repo.root, "rev-list", "--count", "HEAD").strip() == "1"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["flush-state.json", "group_names.json"])
 def test_state_json_nested_100000_deep_is_one_line(repo: MemoryRepo, name: str) -> None:
     text = '{"a": ' * 100_000 + "1" + "}" * 100_000 if name == "group_names.json" else "[" * 100_000 + "]" * 100_000
@@ -152,6 +155,7 @@ def _edit_state(repo: MemoryRepo, change: dict[str, dict[str, object]]) -> str:
     return text
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("change", "key"), [
     ({"dreaming": {"last_deep_sleep": "9999-12-31T23:59:59+00:00"}}, "dreaming.last_deep_sleep"),
     ({"dreaming": {"last_rem": "0001-01-01T00:00:00"}}, "dreaming.last_rem"),
@@ -169,6 +173,7 @@ def test_state_timestamps_of_the_wrong_type_or_range_are_a_state_error(
     assert git(repo.root, "rev-list", "--count", "HEAD").strip() == "1"
 
 
+@pytest.mark.slow
 def test_dm_load_reports_a_bad_last_flush_time_and_still_loads(repo: MemoryRepo) -> None:
     assert apm(repo.root, "flush").returncode == 0  # creates the DM index
     _edit_state(repo, {"main_session": {"last_flush_time": 12345}})

@@ -44,6 +44,7 @@ def test_a_failed_replace_leaves_the_old_file_and_no_temporary_file(tmp_path: Pa
     assert (target / "inside").is_dir()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("umask", "mode"), [(0o022, 0o644), (0o077, 0o600)])
 def test_files_init_and_flush_create_follow_the_umask(tmp_path: Path, umask: int, mode: int) -> None:
     """Real processes under a umask: a memory in a shared folder is readable by the group and others at 022."""

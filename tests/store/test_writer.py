@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from apm_git.store import landing, lock
 from apm_git.store.repo import MemoryRepo, open_repo
 from tests.conftest import git, run_apm
@@ -15,6 +17,7 @@ def test_lock_and_landing_know_nothing_of_each_other_or_of_the_writer() -> None:
         assert not [other for other in others if other in code], module.__name__
 
 
+@pytest.mark.slow
 def test_a_commit_made_as_apm_git_is_said_once_by_the_command_that_made_it(repo: MemoryRepo, tmp_path: Path) -> None:
     git(repo.root, "config", "user.useConfigOnly", "true")  # no identity may be guessed: git refuses to commit
     home = tmp_path / "no-identity-home"

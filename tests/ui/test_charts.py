@@ -2,6 +2,8 @@
 and extended by the commits since; the life tells what `history` tells."""
 from __future__ import annotations
 
+import pytest
+
 from apm_git.commands.flush import flush
 from apm_git.commands.history import history
 from apm_git.store.repo import MemoryRepo
@@ -49,6 +51,7 @@ def test_a_rewritten_history_is_read_again(repo: MemoryRepo) -> None:
     assert "2026-01-01-one" not in after.entries
 
 
+@pytest.mark.slow
 def test_an_entrys_life_is_what_history_tells(repo: MemoryRepo, run_cli: Invoke) -> None:
     """Created in a journal, hit (changed), promoted, its neighbour edited (not a change of it), proven,
     archived, restored: the same commits and the same words as `apm-git history`."""

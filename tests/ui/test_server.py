@@ -34,6 +34,7 @@ def page(repo: MemoryRepo) -> Iterator[Served]:
         yield served
 
 
+@pytest.mark.slow
 def test_every_request_needs_the_token_and_this_host(page: Served) -> None:
     assert page.host == "127.0.0.1" and len(page.token) >= 40
     assert page.request("GET", "/")[0] == 200
@@ -63,6 +64,7 @@ def test_no_request_path_reaches_the_disk_unchecked(page: Served) -> None:
     assert page.request("GET", "/static/..%2F..%2F__init__.py")[0] == 404
 
 
+@pytest.mark.slow
 def test_memory_text_is_escaped_everywhere(page: Served) -> None:
     for path, params in (("/", {}), ("/", {"q": "script alert"}), ("/file", {"path": "memory/decisions.md"}),
                          ("/entry/2026-01-16-beware-quotes", {}), ("/", {"msg": HOSTILE})):
@@ -73,6 +75,7 @@ def test_memory_text_is_escaped_everywhere(page: Served) -> None:
     assert "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;" in body
 
 
+@pytest.mark.slow
 def test_a_write_is_a_post_with_the_token_and_one_commit(page: Served, repo: MemoryRepo) -> None:
     before = git(repo.root, "rev-parse", "HEAD").strip()
     assert page.request("GET", "/entry/2026-01-15-use-redis/hit")[0] == 405
@@ -91,6 +94,7 @@ def test_a_write_is_a_post_with_the_token_and_one_commit(page: Served, repo: Mem
     assert ("Apm-Forget", "2026-01-15-use-redis memory/decisions.md — moved to Valkey") in trailers.parse(message)
 
 
+@pytest.mark.slow
 def test_an_edit_that_would_lose_the_entry_shows_the_command_lines_refusal(page: Served, repo: MemoryRepo) -> None:
     before = git(repo.root, "rev-parse", "HEAD").strip()
     text = DECISIONS.split("\n\n")[1].replace("Use Redis", "Use Valkey")
@@ -103,6 +107,7 @@ def test_an_edit_that_would_lose_the_entry_shows_the_command_lines_refusal(page:
     assert git(repo.root, "rev-parse", "HEAD").strip() == before
 
 
+@pytest.mark.slow
 def test_read_only_refuses_every_write_and_shows_no_form(repo: MemoryRepo) -> None:
     (repo.memory / "decisions.md").write_text(DECISIONS)
     assert flush(repo).commit
@@ -132,6 +137,7 @@ def test_control_characters_and_ci_commands_are_printed_as_the_command_line_prin
 AWS_KEY = "AKIA" + "Q7XW2M4KZP3RT9BN"  # fake, of the real shape
 
 
+@pytest.mark.slow
 def test_a_section_that_holds_a_suspected_secret_is_never_shown(page: Served, repo: MemoryRepo) -> None:
     secret = ("## [2026-04-02] Deploy key\n- Tags: decision\n"
               "- Fitness: last_referenced=2026-04-02, hit_count=0, decision_value=HIGH\n"
