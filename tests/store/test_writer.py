@@ -42,6 +42,7 @@ def test_notes_belong_to_the_repository_that_was_opened(repo: MemoryRepo) -> Non
     assert first.take_notes() == []
 
 
+@pytest.mark.slow  # two processes of their own (0.27 s of CPU)
 def test_a_reader_with_no_interrupted_commit_never_loads_gits_gateway(repo: MemoryRepo) -> None:
     """`finish_pending` asks whether a landing was cut short without importing the landing: a search that
     re-indexes nothing starts no git process, so it does not pay for importing git's gateway either."""
