@@ -63,6 +63,10 @@ class GitError(StateError):
     pass
 
 
+class BranchMoved(GitError):
+    """The branch no longer names the commit apm-git built on: nothing was changed."""
+
+
 class UnreadableFile(StateError):
     """A memory file apm-git will not read: a command that can go on without it skips it."""
 

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
-from apm_git.errors import FetchFailed, GitError
+from apm_git.errors import BranchMoved, FetchFailed, GitError
 from apm_git.store.atomic import TEMP_SUFFIX
 
 # Status, diff and friends must not take index.lock behind a user's back.
@@ -126,6 +126,14 @@ def status_at_head(root: Path, pathspecs: Sequence[str]) -> tuple[str | None, li
         elif kind in ("?", "!"):
             changes.append(Change(kind * 2, rest))
     return commit, [change for change in changes if not is_temporary(change.path)]
+
+
+def same_paths(root: Path, old: str, new: str, pathspecs: Sequence[str]) -> bool:
+    """Whether commits `old` and `new` hold the same `pathspecs` (`git diff --quiet`)."""
+    proc = _run(root, "diff", "--quiet", "--no-ext-diff", old, new, "--", *pathspecs, check=False)
+    if proc.returncode not in (0, 1):
+        raise GitError(_describe_failure(["diff", "--quiet"], proc))
+    return proc.returncode == 0
 
 
 def init(path: Path) -> None:
@@ -388,7 +396,7 @@ def move_head(
     message = os.fsdecode(f"commit: {reason}".encode("utf-8", "surrogateescape"))
     proc = _run(root, "update-ref", "-m", message, "HEAD", new, old or "", env=env, check=False)
     if proc.returncode != 0:
-        raise GitError(
+        raise BranchMoved(
             f"{_describe_failure(['update-ref', 'HEAD'], proc)}; the branch moved while apm-git was committing, "
             "nothing was changed — run the command again",
         )

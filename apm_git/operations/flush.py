@@ -16,6 +16,7 @@ from collections.abc import Collection
 from typing import Any
 
 from apm_git import clock, git
+from apm_git.errors import BranchMoved
 from apm_git.model import names
 from apm_git.model.commit_text import clean_findings, flush_text
 from apm_git.model.vocabulary import FlushTrigger
@@ -137,7 +138,15 @@ def _execute(
     trailers = [("Apm-Trigger", result.trigger), ("Apm-Scope", str(scope)), ("Apm-Session", result.session or "none")]
     trailers += [("Apm-Finding", finding) for finding in findings]
     subject, body = _subject(message, len(result.files), result.trigger, str(scope), trailers)
-    result.commit = commit(repo, paths, subject, trailers, body=body, contents=plan.contents, parent=head)
+    try:
+        result.commit = commit(repo, paths, subject, trailers, body=body, contents=plan.contents, parent=head)
+    except BranchMoved:
+        # Someone committed while the flush checked (the user's code, a hook of theirs): when the scope's
+        # memory is as the flush compared it, the same commit goes on top of theirs; else nothing changes.
+        moved = git.head(repo.root)
+        if head is None or moved is None or not git.same_paths(repo.root, head, moved, scope.pathspecs(repo)):
+            raise
+        result.commit = commit(repo, paths, subject, trailers, body=body, contents=plan.contents, parent=moved)
     return result
 
 
