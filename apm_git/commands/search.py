@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from apm_git.errors import UsageError
 from apm_git.model import names
 from apm_git.model import text_dates as dates
 from apm_git.model.vocabulary import SearchMethod
@@ -97,7 +98,9 @@ def _by_meaning(repo: MemoryRepo, query: str, *, archive_only: bool, archive_ali
                 group: str | None) -> SearchResult:
     from apm_git.search import meaning
 
-    model = meaning.engine()  # first: without the extra, nothing else is done
+    if not any(char.isalnum() for char in query):  # words that are all stop words still have a meaning
+        raise UsageError("the search query has no words to look for; give one or more words")
+    model = meaning.engine()  # without the extra, nothing else is done
     wanted = terms.query_terms(query)
     scope = SearchScope(group)
     index = Index(repo, scope)

@@ -148,7 +148,8 @@ class IndexPlace:
         """A new, empty index beside the path (the lock's holder only: anything left there was left by a
         builder that was killed)."""
         for stale in self.folder.glob(f"{self.name}.*.tmp"):
-            stale.unlink(missing_ok=True)
+            if stale.name[len(self.name) + 1:-len(".tmp")].isdigit():  # NAME.PID.tmp: not a vectors file's aside
+                stale.unlink(missing_ok=True)
         db = sqlite3.connect(self.aside, isolation_level=None)
         db.execute("PRAGMA journal_mode=OFF")  # a build that fails is thrown away whole
         db.execute("PRAGMA synchronous=OFF")

