@@ -65,7 +65,11 @@ def made_once(name: str, make: Callable[[Path], object], target: Path) -> Path:
     if key not in _MADE:
         made = _BASE[0] / "made" / key
         made.parent.mkdir(exist_ok=True)
-        make(made)
+        try:
+            make(made)
+        except BaseException:  # the next test makes it anew, not on top of half of it
+            shutil.rmtree(made, ignore_errors=True)
+            raise
         _MADE[key] = made
     shutil.copytree(_MADE[key], target, symlinks=True, copy_function=shutil.copy)
     git(target, "update-index", "-q", "--refresh")

@@ -91,7 +91,8 @@ def _read_cache(path: Path, data: bytes) -> Config | None:
     plain: dict[str, Any] = cached[2]
     try:
         sections = {name: kind(**plain[name]) for name, kind in _SECTIONS.items()}
-        return Config(**{**plain, **sections, "append_only": tuple(plain["append_only"])})
+        return Config(**{**plain, **sections, "append_only": tuple(plain["append_only"]),  # read-only, as parsed
+                         "budgets": MappingProxyType(plain["budgets"]), "routing": MappingProxyType(plain["routing"])})
     except (TypeError, KeyError):
         return None
 

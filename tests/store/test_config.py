@@ -74,3 +74,17 @@ def test_the_same_text_is_parsed_once_and_its_settings_cannot_be_changed_in_plac
     with pytest.raises(TypeError):
         config.routing["lesson"] = "x.md"  # type: ignore[index]
     assert parse_config(text).budget_for("decisions.md") == 51
+
+
+def test_settings_read_back_from_the_cache_are_read_only_too(tmp_path: Path) -> None:
+    from apm_git.store.config import load_config
+
+    (tmp_path / "apm.yaml").write_text("budgets:\n  decisions.md: 51\n", encoding="utf-8")
+    cache = tmp_path / "config.cache"
+    parsed = load_config(tmp_path, cache)
+    cached = load_config(tmp_path, cache)  # this time from the cache, without ruamel.yaml
+    assert cached == parsed and cached is not parsed and cached.budget_for("decisions.md") == 51
+    with pytest.raises(TypeError):
+        cached.budgets["decisions.md"] = 1  # type: ignore[index]
+    with pytest.raises(TypeError):
+        cached.routing["lesson"] = "x.md"  # type: ignore[index]
