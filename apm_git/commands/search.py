@@ -19,7 +19,7 @@ from apm_git.model import text_dates as dates
 from apm_git.model.vocabulary import SearchMethod
 from apm_git.search import terms
 from apm_git.search.index import Hit, Index, SearchScope
-from apm_git.search.scan import matched, query_terms, scan_sections
+from apm_git.search.scan import NO_WORDS, matched, query_terms, scan_sections
 from apm_git.store.repo import MemoryRepo
 
 SNIPPET_CHARS = 120
@@ -99,7 +99,7 @@ def _by_meaning(repo: MemoryRepo, query: str, *, archive_only: bool, archive_ali
     from apm_git.search import meaning
 
     if not any(char.isalnum() for char in query):  # words that are all stop words still have a meaning
-        raise UsageError("the search query has no words to look for; give one or more words")
+        raise UsageError(NO_WORDS)
     model = meaning.engine()  # without the extra, nothing else is done
     wanted = terms.query_terms(query)
     scope = SearchScope(group)

@@ -180,10 +180,9 @@ def _parse(data: bytes, np: Any) -> tuple[Vectors | None, str]:
 
 def key_of(text: str) -> bytes:
     """The git blob id of the text, as 20 bytes."""
-    import hashlib
+    from apm_git.store.blob import blob_id
 
-    data = text.encode("utf-8")
-    return hashlib.sha1(b"blob %d\0" % len(data) + data).digest()
+    return bytes.fromhex(blob_id(text.encode("utf-8")))
 
 
 @dataclasses.dataclass

@@ -13,11 +13,13 @@ from apm_git.search import boiler, passages, terms
 from apm_git.search.index import Hit, SearchScope
 from apm_git.store.repo import MemoryRepo, decode
 
+NO_WORDS = "the search query has no words to look for; give one or more words"
+
 
 def query_terms(query: str) -> list[terms.Term]:
     wanted = terms.query_terms(query)
     if not wanted:
-        raise UsageError("the search query has no words to look for; give one or more words")
+        raise UsageError(NO_WORDS)
     return wanted
 
 
