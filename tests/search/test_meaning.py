@@ -260,6 +260,26 @@ def test_an_index_rebuild_leaves_a_vectors_aside_alone_and_embed_clears_a_killed
 
 
 @pytest.mark.slow  # over the fast loop's 0.2 s of CPU: the model loaded, passages embedded
+def test_a_passage_of_one_very_long_line_is_read_as_far_as_the_model_reads(mem: MemoryRepo, run_cli: Invoke) -> None:
+    """The engine reads every token it is given (a 400 KB line took 190 s of CPU): the model is given the first
+    WINDOW tokens of a passage or a query, and the words of the rest are still found by BM25."""
+    from apm_git.search import meaning
+
+    line = " ".join(f"deploy{n % 97} cache" for n in range(30_000)) + " zeppelinword"
+    write(mem, "long.md", f"# Long\n\n## One line\n\n{line}\n")
+    model = meaning.engine()
+    for query in (False, True):
+        fitted = model.fit(line, query=query)
+        assert line.startswith(fitted) and 0 < model.model.token_count(fitted, query) <= meaning.WINDOW
+    assert model.fit("short text", query=False) == "short text"
+    built = embed(run_cli, mem)
+    assert built["embedded"] >= 1
+    found = cli_json(run_cli, mem, "search", "--meaning", line[:20_000])  # a long query is cut alike
+    assert "memory/long.md:3" in places(found)
+    assert "memory/long.md:3" in places(cli_json(run_cli, mem, "search", "--meaning", "zeppelinword"))
+
+
+@pytest.mark.slow  # over the fast loop's 0.2 s of CPU: the model loaded, passages embedded
 def test_a_stopped_build_keeps_what_it_saved(mem: MemoryRepo, monkeypatch: pytest.MonkeyPatch) -> None:
     """A long build writes the file every CHECKPOINT passages: stopped after the first write, the next build
     embeds only the rest."""
