@@ -12,6 +12,7 @@ and `apm-git search --meaning` as new processes, alternating, and reports the me
 from __future__ import annotations
 
 import argparse
+import json
 import resource
 import statistics
 import subprocess
@@ -21,6 +22,7 @@ from pathlib import Path
 
 from apm_git.commands.search import search
 from apm_git.search import meaning
+from apm_git.search.engine import engine, numpy
 from apm_git.search.index import Index, SearchScope
 from apm_git.store.repo import open_repo
 
@@ -32,8 +34,8 @@ def fill(root: Path) -> int:
     """Random unit vectors for every passage of the memory's index; how many passages."""
     repo = open_repo(root)
     search(repo, "warm up the index", limit=1)
-    model = meaning.engine()
-    np = model.np
+    model = engine()
+    np = numpy()
     index = Index(repo, SearchScope())
     try:
         _, texts, where = meaning.passages_of(index)
@@ -44,18 +46,27 @@ def fill(root: Path) -> int:
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
     row = {key: at for at, key in enumerate(keys)}
     places = {spot: row[key] for spot, key in where}
-    meaning.VectorsPlace(repo, SearchScope()).write(meaning.Vectors(model.name, keys, vectors, places), np)
+    meaning.VectorsPlace(repo, SearchScope()).write(meaning.Vectors(model.name, keys, model.dim, vectors, places), np)
     return len(keys)
 
 
-def run(root: Path, args: list[str]) -> tuple[float, int]:
-    """CPU seconds and peak KB of one process."""
+def run(root: Path, args: list[str]) -> tuple[float, float, int]:
+    """Wall seconds, CPU seconds and peak KB of one process: `apm-git ARGS`, or for `hook` the installed
+    UserPromptSubmit hook (`apm-git-recall --hook-input -`) with a real payload on stdin."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    ran = subprocess.run(("/usr/bin/time", "-f", "%M", str(BIN / "apm-git"), "--repo", str(root), *args),
-                         capture_output=True, text=True, check=True)
+    if args[0] == "hook":
+        command: tuple[str, ...] = (str(BIN / "apm-git-recall"), "--repo", str(root), "--hook-input", "-")
+        payload = json.dumps({"session_id": "bench", "hook_event_name": "UserPromptSubmit", "cwd": str(root),
+                              "prompt": args[1]})
+    else:
+        command, payload = (str(BIN / "apm-git"), "--repo", str(root), *args), ""
+    started = time.perf_counter()
+    ran = subprocess.run(("/usr/bin/time", "-f", "%M", *command), input=payload, capture_output=True, text=True,
+                         check=True)
+    wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
-    return cpu, int(ran.stderr.strip().splitlines()[-1])
+    return wall, cpu, int(ran.stderr.strip().splitlines()[-1])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -68,18 +79,21 @@ def main(argv: list[str] | None = None) -> int:
     size = (args.repo / ".git" / "apm-git" / "search" / "memory.vectors").stat().st_size
     print(f"{passages} distinct passages, vectors file {size / 1e6:.1f} MB "
           f"(written in {time.process_time() - started:.1f} s of CPU, index build included)")
-    ways = {"search": ["search"], "search --meaning": ["search", "--meaning"]}
+    ways = {"search": ["search"], "search --meaning": ["search", "--meaning"], "hook (apm-git-recall)": ["hook"]}
+    walls: dict[str, list[float]] = {way: [] for way in ways}
     cpus: dict[str, list[float]] = {way: [] for way in ways}
     peaks: dict[str, list[int]] = {way: [] for way in ways}
     for _ in range(args.repeat):
         for query in QUERIES:
             for way, words in ways.items():
-                cpu, peak = run(args.repo, [*words, query])
+                wall, cpu, peak = run(args.repo, [*words, query])
+                walls[way].append(wall)
                 cpus[way].append(cpu)
                 peaks[way].append(peak)
     for way in ways:
-        print(f"{way}: CPU median {statistics.median(cpus[way]):.3f} s, peak RSS median "
-              f"{statistics.median(peaks[way]) / 1024:.0f} MB ({len(cpus[way])} processes)")
+        print(f"{way}: wall median {statistics.median(walls[way]):.3f} s, CPU median "
+              f"{statistics.median(cpus[way]):.3f} s, peak RSS median {statistics.median(peaks[way]) / 1024:.0f} MB "
+              f"({len(cpus[way])} processes)")
     return 0
 
 

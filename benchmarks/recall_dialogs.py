@@ -20,7 +20,8 @@ tuned on (read both: a change that lifts one half only is tuned to it).
     .venv/bin/python benchmarks/recall_dialogs.py --meaning        # `search --meaning`, after `embed` (the extra)
 
 With `--meaning` each repository's passages are embedded first (`apm-git embed`'s code, its CPU time reported
-per passage and extrapolated to 20,000), and `search` is `search --meaning`; the hook stays lexical.
+per passage and extrapolated to 20,000), and `search` is `search --meaning`; the hook (`recall`) finds the
+vectors and ranks by meaning and words too.
 """
 from __future__ import annotations
 

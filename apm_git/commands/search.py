@@ -97,10 +97,12 @@ def _where(group: str | None, archive_only: bool, archive_alike: bool) -> str:
 def _by_meaning(repo: MemoryRepo, query: str, *, archive_only: bool, archive_alike: bool, limit: int,
                 group: str | None) -> SearchResult:
     from apm_git.search import meaning
+    from apm_git.search.engine import engine, require_numpy
 
     if not any(char.isalnum() for char in query):  # words that are all stop words still have a meaning
         raise UsageError(NO_WORDS)
-    model = meaning.engine()  # without the extra, nothing else is done
+    require_numpy()  # the extra is both: a memory of many passages needs it
+    model = engine()  # without the extra, nothing else is done
     wanted = terms.query_terms(query)
     scope = SearchScope(group)
     index = Index(repo, scope)

