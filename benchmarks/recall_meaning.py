@@ -15,6 +15,9 @@ section, a hit holds a turn when the turn's line is within its passage):
 - `prf-mix`: as `mix`, with no query embedding: the query vector is the mean of BM25's best 3 passages'
   (cached) vectors, so a hook could use it without loading the model.
 
+Every ranking says the same words once, as the index pages its hits: a passage whose text a better one said is
+left out (apm_git/search/index.py, `Said`).
+
 `hook` is the share of evidence turns that a 600-token recall in that order would return (40 candidates,
 passages in rank order while the budget lasts, a heading line counted per section; BM25 keeps the hook's
 30% floor), simulated here, so it is near but not equal to recall_dialogs.py's `hook`.
@@ -168,6 +171,19 @@ def mixed(bm25: dict[int, float], order: list[int], cosine: Any, position: dict[
     return sorted(candidates, key=lambda passage: -score[passage])
 
 
+def unique(ranking: list[int], texts: list[str], position: dict[int, int]) -> list[int]:
+    """The ranking with a passage whose text (whitespace aside) a better one said left out, as the index pages
+    its hits (apm_git/search/index.py, `Said`)."""
+    said: set[str] = set()
+    kept = []
+    for passage in ranking:
+        text = " ".join(texts[position[passage]].split())
+        if text not in said:
+            said.add(text)
+            kept.append(passage)
+    return kept
+
+
 class Run:
     def __init__(self, model: Embedder) -> None:
         self.model = model
@@ -221,6 +237,7 @@ class Run:
                 near = matrix @ centre
                 rankings["prf-mix"] = mixed(bm25, order, near, position,
                                             [rows[at][0] for at in np.argsort(-near)[:WIDE]])
+            rankings = {method: unique(ranking, texts, position) for method, ranking in rankings.items()}
             evidence = [where[turn] for turn in question.evidence]
             turns = [dialog.turns[turn].text for turn in question.evidence]
             for method in METHODS:

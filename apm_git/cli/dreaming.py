@@ -124,8 +124,13 @@ def dream_cmd(ctx: click.Context, force: bool, propose: bool | None) -> int:
     text = "\n".join(proposed_text(made) for made in result.proposed) if proposals else \
         "\n".join(_stage_text(stage) for stage in result.ran)
     text = text or ("" if result.refused else "apm-git: nothing due (see `apm-git status`)")
+    text = "\n".join([text, *(f"vectors ({built.where}): {built.embedded} new passage(s) embedded, "
+                              f"{built.dropped} gone dropped" for built in result.vectors
+                              if built.embedded or built.dropped)]).strip("\n")
     emit(ctx, proposed_json(result.proposed, result.refused) if proposals else shapes_dreaming.dream_json(result),
          text)
+    if result.vectors_note:
+        warn(f"apm-git: {result.vectors_note}")
     if result.refused:
         warn(f"apm-git: {result.refused}")
         ctx.exit(EXIT_FINDINGS)

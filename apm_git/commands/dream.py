@@ -1,11 +1,18 @@
-"""`apm-git dream`: run whichever of deep sleep and REM is due; safe to call every hour."""
+"""`apm-git dream`: run whichever of deep sleep and REM is due; safe to call every hour.
+
+Then it brings the meaning layer's vectors up to date where someone made them (`apm-git embed`, once): the
+passages written since are embedded, those gone dropped, so the per-prompt hook and `search --meaning` find
+new memory by meaning without anyone running `embed` again.  A scope without vectors gets none (embedding is
+the user's choice: minutes of CPU for a large memory), and without the extra `dream` says so in one line."""
 from __future__ import annotations
 
 import dataclasses
 
 from apm_git import clock
+from apm_git.commands.embed import EmbedResult
 from apm_git.dreaming.due import due_dates
-from apm_git.errors import PlanRefused
+from apm_git.errors import ApmGitError, PlanRefused
+from apm_git.model import names
 from apm_git.model.vocabulary import DueStage
 from apm_git.operations.consolidation import StageResult, run
 from apm_git.operations.proposals import Proposed, propose
@@ -19,6 +26,8 @@ class DreamResult:
     ran: list[StageResult] = dataclasses.field(default_factory=list)
     refused: str | None = None  # why a due stage was refused (the mass-archive guard)
     proposed: list[Proposed] = dataclasses.field(default_factory=list)  # with `propose`: one per stage that ran
+    vectors: list[EmbedResult] = dataclasses.field(default_factory=list)  # the scopes whose vectors were refreshed
+    vectors_note: str | None = None  # why vectors there were not refreshed (the extra is missing)
 
 
 def due_stages(repo: MemoryRepo) -> list[DueStage]:
@@ -31,8 +40,12 @@ def due_stages(repo: MemoryRepo) -> list[DueStage]:
 def dream(repo: MemoryRepo, *, force: bool = False, propose: bool = False) -> DreamResult:
     """Deep sleep when `deep_sleep.every_days` have passed since it last ran, then REM likewise; with
     `propose`, each as a proposal on a branch of its own (operations/proposals.py)."""
-    if propose:
-        return _dream_proposals(repo, force)
+    result = _dream_proposals(repo, force) if propose else _dream(repo, force)
+    _refresh_vectors(repo, result)
+    return result
+
+
+def _dream(repo: MemoryRepo, force: bool) -> DreamResult:
     result = DreamResult()
     promoted: frozenset[str] = frozenset()  # a record promoted in this run is not archived in it
     for stage in (DeepSleep.name, Rem.name):
@@ -62,3 +75,28 @@ def _dream_proposals(repo: MemoryRepo, force: bool) -> DreamResult:
         result.ran.append(made.result)
         result.proposed.append(made)
     return result
+
+
+def _refresh_vectors(repo: MemoryRepo, result: DreamResult) -> None:
+    """Embed the new passages of each scope that has a vectors file (commands/embed.py); a group gone since is
+    left alone."""
+    folder = repo.state_dir / "search"
+    scopes = sorted(path.name[:-len(".vectors")] for path in folder.glob("*.vectors")) if folder.is_dir() else []
+    if not scopes:
+        return
+    from apm_git.commands.embed import embed
+    from apm_git.errors import MissingExtra
+
+    groups = repo.memory / names.GROUPS
+    for name in scopes:
+        group = None if name == "memory" else name.removeprefix("group-")
+        if group is not None and (name == group or not ((groups / group).is_dir()
+                                                         or (groups / f"{group}.md").is_file())):
+            continue
+        try:
+            result.vectors.append(embed(repo, group=group))
+        except MissingExtra as missing:
+            result.vectors_note = f"the vectors were not brought up to date: {missing}"
+            return
+        except ApmGitError as error:  # another process embedding, a group's name no longer valid
+            result.vectors_note = f"the vectors of {name} were not brought up to date: {error}"

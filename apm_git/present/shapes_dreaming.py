@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from apm_git.model import vocabulary as words
 from apm_git.present.declare import Bool, Enum, List, Maybe, Num, Obj, Ref, Shape, Str, Variants
 from apm_git.present.parts import SHA, TRAILER, TRAILERS
+from apm_git.present.shapes_loading import EMBEDDED
 
 if TYPE_CHECKING:
     from apm_git.commands.dream import DreamResult
@@ -47,7 +48,11 @@ DREAM = Shape(
     "apm-git dream --json",
     "The stages that were due and ran, each as in stage.schema.json.",
     Obj({"ran": List(Obj({**STAGE_RUN.fields, "stage": Enum(("deep-sleep", "rem", "import"))})),
-         "refused": Maybe(Str())}),
+         "refused": Maybe(Str()),
+         "vectors": List(EMBEDDED, doc="The meaning layer's vectors brought up to date, each as in "
+                                                 "embed.schema.json: only where `apm-git embed` made them."),
+         "vectors_note": Maybe(Str(), doc="Why vectors there were not brought up to date (the extra is missing), "
+                                          "or null.")}),
 )
 
 HISTORY = Shape(

