@@ -9,12 +9,12 @@ from __future__ import annotations
 import dataclasses
 
 from apm_git import clock
-from apm_git.commands.embed import EmbedResult
 from apm_git.dreaming.due import due_dates
 from apm_git.errors import ApmGitError, PlanRefused
 from apm_git.model import names
 from apm_git.model.vocabulary import DueStage
 from apm_git.operations.consolidation import StageResult, run
+from apm_git.operations.embedding import EmbedResult
 from apm_git.operations.proposals import Proposed, propose
 from apm_git.operations.stages import DeepSleep, Rem
 from apm_git.store.repo import MemoryRepo
@@ -78,14 +78,14 @@ def _dream_proposals(repo: MemoryRepo, force: bool) -> DreamResult:
 
 
 def _refresh_vectors(repo: MemoryRepo, result: DreamResult) -> None:
-    """Embed the new passages of each scope that has a vectors file (commands/embed.py); a group gone since is
+    """Embed the new passages of each scope that has a vectors file (operations/embedding.py); a group gone since is
     left alone."""
     folder = repo.state_dir / "search"
     scopes = sorted(path.name[:-len(".vectors")] for path in folder.glob("*.vectors")) if folder.is_dir() else []
     if not scopes:
         return
-    from apm_git.commands.embed import embed
     from apm_git.errors import MissingExtra
+    from apm_git.operations.embedding import embed
 
     groups = repo.memory / names.GROUPS
     for name in scopes:

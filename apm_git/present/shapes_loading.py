@@ -12,11 +12,11 @@ from apm_git.present.declare import Bool, Enum, Int, List, Maybe, Num, Obj, Shap
 from apm_git.present.parts import DATE, SCOPE, WITHHELD_SECTIONS
 
 if TYPE_CHECKING:
-    from apm_git.commands.embed import EmbedResult
     from apm_git.commands.hit import HitResult
     from apm_git.commands.load import LoadResult
     from apm_git.commands.remember import RememberResult
     from apm_git.commands.search import SearchResult
+    from apm_git.operations.embedding import EmbedResult
 
 
 LOAD = Shape(

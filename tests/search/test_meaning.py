@@ -370,7 +370,8 @@ def test_dream_brings_the_vectors_up_to_date_where_embed_made_them(mem: MemoryRe
     embed(run_cli, mem)
     write(mem, "later.md", "# Later\n\nIrina adopted a grey kitten from the shelter on Friday.\n")
     ran = run_cli("--repo", str(mem.root), "dream")
-    assert ran.exit_code == 0 and "vectors (memory): 1 new passage(s) embedded, 0 gone dropped" in ran.stdout, ran.stdout
+    assert ran.exit_code == 0, ran.stderr
+    assert "vectors (memory): 1 new passage(s) embedded, 0 gone dropped" in ran.stdout, ran.stdout
     again = cli_json(run_cli, mem, "dream")["vectors"]
     assert [(built["where"], built["embedded"]) for built in again] == [("memory", 0)]
     recalled = cli_json(run_cli, mem, "recall", "Which pet did Irina get?")
