@@ -11,7 +11,6 @@ import dataclasses
 from apm_git import clock
 from apm_git.dreaming.due import due_dates
 from apm_git.errors import ApmGitError, PlanRefused
-from apm_git.model import names
 from apm_git.model.vocabulary import DueStage
 from apm_git.operations.consolidation import StageResult, run
 from apm_git.operations.embedding import EmbedResult
@@ -78,25 +77,15 @@ def _dream_proposals(repo: MemoryRepo, force: bool) -> DreamResult:
 
 
 def _refresh_vectors(repo: MemoryRepo, result: DreamResult) -> None:
-    """Embed the new passages of each scope that has a vectors file (operations/embedding.py); a group gone since is
-    left alone."""
-    folder = repo.state_dir / "search"
-    scopes = sorted(path.name[:-len(".vectors")] for path in folder.glob("*.vectors")) if folder.is_dir() else []
-    if not scopes:
-        return
+    """Embed the new passages of each scope that has a vectors file (operations/embedding.py)."""
     from apm_git.errors import MissingExtra
-    from apm_git.operations.embedding import embed
+    from apm_git.operations.embedding import embed, scopes_with_vectors
 
-    groups = repo.memory / names.GROUPS
-    for name in scopes:
-        group = None if name == "memory" else name.removeprefix("group-")
-        if group is not None and (name == group or not ((groups / group).is_dir()
-                                                         or (groups / f"{group}.md").is_file())):
-            continue
+    for scope in scopes_with_vectors(repo):
         try:
-            result.vectors.append(embed(repo, group=group))
+            result.vectors.append(embed(repo, group=scope.group))
         except MissingExtra as missing:
             result.vectors_note = f"the vectors were not brought up to date: {missing}"
             return
         except ApmGitError as error:  # another process embedding, a group's name no longer valid
-            result.vectors_note = f"the vectors of {name} were not brought up to date: {error}"
+            result.vectors_note = f"the vectors of {scope.name} were not brought up to date: {error}"

@@ -16,6 +16,7 @@ from apm_git.model import names
 from apm_git.model.config import CONFIG_FILE
 from apm_git.model.snapshot import Finding
 from apm_git.model.vocabulary import CHECK_IDS, CheckId, DueStage
+from apm_git.operations.embedding import VectorsState, vectors_state
 from apm_git.operations.setup import missing
 from apm_git.store.repo import MemoryRepo
 from apm_git.store.state import load_flush_state, with_quiet_runs
@@ -84,6 +85,7 @@ class StatusResult:
     not_set_up: list[str] = dataclasses.field(default_factory=list)  # what `apm-git setup` would add
     in_conflict: list[InConflict] = dataclasses.field(default_factory=list)
     pending_records: list[PendingRecord] = dataclasses.field(default_factory=list)
+    vectors: list[VectorsState] = dataclasses.field(default_factory=list)  # where `apm-git embed` made them
 
 
 # Most harmful first: a secret about to leak, memory lost, then shape and size (each check's `severity`; the
@@ -116,6 +118,7 @@ def status(repo: MemoryRepo) -> StatusResult:
         not_set_up=missing(repo.root),
         in_conflict=in_conflict(repo),
         pending_records=pending_records(repo),
+        vectors=vectors_state(repo),
     )
 
 

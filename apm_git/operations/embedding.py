@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 
+from apm_git.model import names
 from apm_git.search.index import SearchScope
 from apm_git.store.repo import MemoryRepo
 
@@ -34,3 +35,65 @@ def embed(repo: MemoryRepo, *, group: str | None = None,
     built = meaning.build(repo, SearchScope(group), progress=progress)
     return EmbedResult(f"group {group}" if group else "memory", str(built.path), built.model, built.passages,
                        built.embedded, built.reused, built.dropped, round(built.seconds, 3), built.rebuilt)
+
+
+@dataclasses.dataclass
+class VectorsState:
+    """What `status` says of a scope's vectors: how many passages have none yet (written since the last `embed`
+    or `dream`), or why the vectors cannot be used."""
+
+    where: str  # "memory" or "group NAME"
+    passages: int  # in the search index
+    without_vector: int
+    note: str | None  # why the vectors cannot be used (damaged, another model, the extra missing), or None
+
+
+def scopes_with_vectors(repo: MemoryRepo) -> list[SearchScope]:
+    """The scopes whose vectors `apm-git embed` made (a group gone since left out), memory first."""
+    folder = repo.state_dir / "search"
+    found = sorted(path.name[:-len(".vectors")] for path in folder.glob("*.vectors")) if folder.is_dir() else []
+    groups = repo.memory / names.GROUPS
+    scopes = []
+    for name in found:
+        group = None if name == "memory" else name.removeprefix("group-")
+        if group is not None and (name == group or not ((groups / group).is_dir()
+                                                         or (groups / f"{group}.md").is_file())):
+            continue
+        scopes.append(SearchScope(group))
+    return scopes
+
+
+def vectors_state(repo: MemoryRepo) -> list[VectorsState]:
+    """Each scope with vectors: its passages and how many have no vector; the model is not loaded."""
+    from apm_git.errors import ApmGitError
+    from apm_git.search import meaning
+    from apm_git.search.engine import model_name
+    from apm_git.search.index import Index
+
+    states = []
+    for scope in scopes_with_vectors(repo):
+        where = f"group {scope.group}" if scope.group else "memory"
+        try:
+            index = Index(repo, scope)
+        except ApmGitError as error:  # no FTS5: the layer cannot run here
+            states.append(VectorsState(where, 0, 0, str(error)))
+            continue
+        try:
+            try:
+                name: str | None = model_name()
+            except ApmGitError as missing:
+                name, note = None, f"{missing}; the hook and `search` rank by words"
+            vectors, why = meaning.VectorsPlace(repo, scope).read()
+            every = index.places()
+            if vectors is None or (name is not None and vectors.model != name):
+                note = why if vectors is None else f"the vectors were made by another model ({vectors.model})"
+                states.append(VectorsState(where, len(every), len(every), f"{note}; `apm-git embed` makes them anew"))
+                continue
+            have = {id_ for id_, _, blob, first, last in every if (bytes.fromhex(blob), first, last) in vectors.places}
+            moved = [id_ for id_, _, _, _, _ in every if id_ not in have]
+            rows = vectors.rows() if moved else {}
+            found = sum(1 for _, _, text in index.every_passage(moved) if meaning.key_of(text) in rows) if moved else 0
+            states.append(VectorsState(where, len(every), len(moved) - found, None if name else note))
+        finally:
+            index.close()
+    return states

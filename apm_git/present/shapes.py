@@ -168,6 +168,12 @@ STATUS = Shape(
             ),
             "not_set_up": List(Str()),
             "in_conflict": List(Obj({"entry": Str(), "file": Str(), "line": Int(0), "conflicts": Str()})),
+            "vectors": List(
+                Obj({"where": Str(doc="'memory' or 'group NAME'"), "passages": Int(0),
+                     "without_vector": Int(0, doc="passages written since the last `embed` or `dream`"),
+                     "note": Maybe(Str(), doc="why the vectors cannot be used, or null")}),
+                doc="the meaning layer's vectors, where `apm-git embed` made them",
+            ),
             "last_audit": Maybe(
                 Obj(
                     {

@@ -31,6 +31,11 @@ def status_text(result: StatusResult, *, all_files: bool = False) -> str:
     for due in result.due:
         when = "due now" if due.due_now else f"next due {due.next_due}"
         lines.append(f"{due.stage}: {when} (last run: {_when(due.last_run)})")
+    for state in result.vectors:
+        said = f"{state.passages} passages, " + (f"{state.without_vector} without a vector yet (the next `dream` "
+                                                  "or `apm-git embed` embeds them)" if state.without_vector
+                                                  else "each with its vector")
+        lines.append(f"Vectors ({state.where}): {state.note or said}")
     if result.uncommitted:
         lines.append(f"Uncommitted memory changes: {len(result.uncommitted)} file(s); run `apm-git flush`")
     if result.not_set_up:

