@@ -1,6 +1,9 @@
 """Recall on real memory: questions over the shared real workspaces, each with the file (and heading)
-that answers it.  Reports recall@5 of `apm-git search` and the share of intents whose `load` includes
-the answering section, per workspace and in all.
+that answers it.  Reports recall@5 of `apm-git search`, the share of intents whose `load` includes
+the answering section, and the share of prompts for which the per-prompt hook (`apm-git recall`, its
+default budget) returns a passage of it, per workspace and in all.  With `--meaning` each workspace is
+embedded first (`apm-git embed`, the extra `apm-git[meaning]`), `search` is `search --meaning`, and the hook
+finds the vectors.
 
 The workspaces are read at run time from `../shared/realworld/cases` beside the repository (or
 $APM_GIT_REALWORLD_CASES); each is copied to a temporary folder and made a memory repository with
@@ -8,6 +11,7 @@ $APM_GIT_REALWORLD_CASES); each is copied to a temporary folder and made a memor
 
     .venv/bin/python benchmarks/recall.py            # every question
     .venv/bin/python benchmarks/recall.py --misses   # and the questions whose answer was not found
+    .venv/bin/python benchmarks/recall.py --meaning  # by meaning and words
 """
 from __future__ import annotations
 
@@ -119,6 +123,7 @@ class Outcome:
     question: Question
     rank: int | None  # 1-based rank of the first hit in the answering section, among the first TOP
     loaded: bool  # whether `load --intent` included the answering section
+    recalled: bool  # whether the hook (`recall`) returned a passage of the answering section
 
 
 def cases_dir() -> Path | None:
@@ -133,11 +138,16 @@ def answer_span(root: Path, question: Question) -> tuple[int, int] | None:
     if question.heading is None:
         return None
     lines = (root / "memory" / question.file).read_text(encoding="utf-8").split("\n")
+    fenced, inside = [], False  # a `# comment` in a fenced code block is no heading
+    for line in lines:
+        if line.lstrip().startswith(("```", "~~~")):
+            inside = not inside
+        fenced.append(inside)
     for number, line in enumerate(lines, start=1):
-        if line.lstrip().startswith("#") and question.heading in line:
+        if line.lstrip().startswith("#") and question.heading in line and not fenced[number - 1]:
             level = _level(line)
             end = next((other for other in range(number + 1, len(lines) + 1)
-                        if 0 < _level(lines[other - 1]) <= level), len(lines) + 1)
+                        if 0 < _level(lines[other - 1]) <= level and not fenced[other - 1]), len(lines) + 1)
             return number, end - 1
     raise SystemExit(f"{question.case}: no heading with {question.heading!r} in {question.file}")
 
@@ -157,14 +167,19 @@ def apm(root: Path, *args: str) -> dict[str, Any]:
     return data
 
 
-def measure(root: Path, question: Question) -> Outcome:
+def measure(root: Path, question: Question, meaning: bool) -> Outcome:
     wanted = f"memory/{question.file}"
     span = answer_span(root, question)
-    hits = apm(root, "search", question.ask, "--limit", str(TOP))["hits"]
+    hits = apm(root, "search", *(["--meaning"] if meaning else []), question.ask, "--limit", str(TOP))["hits"]
     rank = next((number for number, hit in enumerate(hits, start=1)
                  if hit["file"] == wanted and (span is None or span[0] <= hit["line"] <= span[1])), None)
     files = apm(root, "load", "--intent", question.ask, "--budget", BUDGET)["files"]
-    return Outcome(question, rank, any(_includes(item, wanted, span) for item in files))
+    sections = apm(root, "recall", question.ask)["sections"]
+    recalled = any(item["file"] == wanted and (span is None or any(span[0] <= first <= span[1] or
+                                                                   first <= span[0] <= last
+                                                                   for first, last in item["lines"]))
+                   for item in sections)
+    return Outcome(question, rank, any(_includes(item, wanted, span) for item in files), recalled)
 
 
 def _includes(item: dict[str, Any], wanted: str, span: tuple[int, int] | None) -> bool:
@@ -179,17 +194,20 @@ def _includes(item: dict[str, Any], wanted: str, span: tuple[int, int] | None) -
     return first <= span[0] <= last or span[0] <= first <= span[1]
 
 
-def prepare(cases: Path, case: str, workdir: Path) -> Path:
+def prepare(cases: Path, case: str, workdir: Path, meaning: bool) -> Path:
     root = workdir / case
     if not root.exists():
         shutil.copytree(cases / case, root)
         subprocess.run((*APM, "init", "--no-install", str(root)), capture_output=True, check=True)
+        if meaning:
+            apm(root, "embed")
     return root
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--misses", action="store_true", help="List the questions whose answer was not found.")
+    parser.add_argument("--meaning", action="store_true", help="Embed each workspace; search and recall by meaning.")
     args = parser.parse_args(argv)
     cases = cases_dir()
     if cases is None:
@@ -200,7 +218,7 @@ def main(argv: list[str] | None = None) -> int:
         for question in QUESTIONS:
             if not (cases / question.case).is_dir():
                 continue
-            outcomes.append(measure(prepare(cases, question.case, Path(temp)), question))
+            outcomes.append(measure(prepare(cases, question.case, Path(temp), args.meaning), question, args.meaning))
     if not outcomes:
         print("recall: skipped: none of the questions' workspaces is present")
         return 0
@@ -209,17 +227,18 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def report(outcomes: list[Outcome], *, misses: bool) -> None:
-    print(f"{'workspace':<40} {'questions':>9} {'recall@5':>9} {'load':>6}")
+    print(f"{'workspace':<40} {'questions':>9} {'recall@5':>9} {'load':>6} {'hook':>6}")
     for case in dict.fromkeys(outcome.question.case for outcome in outcomes):
         mine = [outcome for outcome in outcomes if outcome.question.case == case]
         print(f"{case:<40} {len(mine):>9} {_share(mine, lambda o: o.rank is not None):>9} "
-              f"{_share(mine, lambda o: o.loaded):>6}")
+              f"{_share(mine, lambda o: o.loaded):>6} {_share(mine, lambda o: o.recalled):>6}")
     print(f"{'all':<40} {len(outcomes):>9} {_share(outcomes, lambda o: o.rank is not None):>9} "
-          f"{_share(outcomes, lambda o: o.loaded):>6}")
+          f"{_share(outcomes, lambda o: o.loaded):>6} {_share(outcomes, lambda o: o.recalled):>6}")
     if misses:
         for outcome in outcomes:
-            if outcome.rank is None or not outcome.loaded:
-                what = ("search" if outcome.rank is None else "") + (" load" if not outcome.loaded else "")
+            if outcome.rank is None or not outcome.loaded or not outcome.recalled:
+                what = ("search" if outcome.rank is None else "") + (" load" if not outcome.loaded else "") \
+                    + (" hook" if not outcome.recalled else "")
                 print(f"  miss ({what.strip()}): {outcome.question.case}: {outcome.question.ask!r} -> "
                       f"{outcome.question.file} {outcome.question.heading or ''}")
 

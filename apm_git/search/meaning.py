@@ -221,6 +221,8 @@ def _of_model(read: tuple[Vectors | None, str], model: Engine) -> tuple[Vectors 
     vectors, why = read
     if vectors is not None and vectors.model != model.name:
         return None, f"the vectors were made by another model ({vectors.model})"
+    if vectors is not None and vectors.keys and vectors.dim != model.dim:
+        return None, f"the vectors file was damaged (its vectors have {vectors.dim} numbers, the model's {model.dim})"
     return vectors, why
 
 

@@ -82,13 +82,26 @@ def test_a_changed_section_is_the_only_passage_embedded_again(mem: MemoryRepo, r
 
 
 @pytest.mark.slow  # over the fast loop's 0.2 s of CPU: the model loaded, passages embedded
-@pytest.mark.parametrize("damage", ["truncated", "junk", "flipped", "empty"])
+@pytest.mark.parametrize("damage", ["truncated", "junk", "flipped", "empty", "narrow"])
 def test_a_damaged_vectors_file_is_made_anew_with_one_line(mem: MemoryRepo, run_cli: Invoke, damage: str) -> None:
     built = embed(run_cli, mem)
     data = vectors(mem).read_bytes()
-    damaged = {"truncated": data[:len(data) // 2], "junk": b"\x00junk" * 100, "empty": b"",
-               "flipped": data[:len(data) // 2] + bytes([data[len(data) // 2] ^ 0xFF]) + data[len(data) // 2 + 1:]}
-    vectors(mem).write_bytes(damaged[damage])
+    if damage == "narrow":  # whole and checked, of the model's name, but its vectors have 2 numbers, not 384
+        from apm_git.search import meaning
+        from apm_git.search.engine import numpy
+        from apm_git.search.index import SearchScope
+
+        np, place = numpy(), meaning.VectorsPlace(mem, SearchScope())
+        old, _ = place.read()
+        assert old is not None
+        place.write(meaning.Vectors(old.model, old.keys, 2, np.ones((len(old.keys), 2), dtype=np.float32),
+                                    old.places), np)
+    else:
+        vectors(mem).write_bytes({"truncated": data[:len(data) // 2], "junk": b"\x00junk" * 100, "empty": b"",
+                                  "flipped": data[:len(data) // 2] + bytes([data[len(data) // 2] ^ 0xFF])
+                                  + data[len(data) // 2 + 1:]}[damage])
+    recalled = cli_json(run_cli, mem, "recall", "Honda dealer")  # the hook: by words, exit 0
+    assert recalled["method"] == "index" and recalled["sections"][0]["text"].startswith("Tom drove a used Honda")
     found = run_cli("--repo", str(mem.root), "search", "--meaning", "Honda")
     assert found.exit_code == 0 and "memory/friends.md:5" in found.stdout  # by words alone
     assert found.stderr.count("\n") == 1 and "`apm-git embed` builds the vectors anew" in found.stderr
