@@ -178,8 +178,9 @@ def _by_meaning(repo: MemoryRepo, index: Index, prompt: str, wanted: list[Term])
     `apm-git[meaning]` is installed; else None (by words).  A hook never fails for the layer: an engine that
     cannot run leaves recall to the words."""
     from apm_git.search.cache import IndexPlace
+    from apm_git.search.index import SearchScope
 
-    if not (IndexPlace.of(repo, "memory").folder / "memory.vectors").is_file():
+    if not IndexPlace.of(repo, SearchScope().name).vectors.is_file():
         return None  # the common case: nothing of the meaning layer is imported
     from apm_git.search import meaning
 

@@ -89,11 +89,8 @@ def vectors_state(repo: MemoryRepo) -> list[VectorsState]:
                 note = why if vectors is None else f"the vectors were made by another model ({vectors.model})"
                 states.append(VectorsState(where, len(every), len(every), f"{note}; `apm-git embed` makes them anew"))
                 continue
-            have = {id_ for id_, _, blob, first, last in every if (bytes.fromhex(blob), first, last) in vectors.places}
-            moved = [id_ for id_, _, _, _, _ in every if id_ not in have]
-            rows = vectors.rows() if moved else {}
-            found = sum(1 for _, _, text in index.every_passage(moved) if meaning.key_of(text) in rows) if moved else 0
-            states.append(VectorsState(where, len(every), len(moved) - found, None if name else note))
+            have = meaning.rows_of(index, every, vectors)
+            states.append(VectorsState(where, len(every), len(every) - len(have), None if name else note))
         finally:
             index.close()
     return states

