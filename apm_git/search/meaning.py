@@ -42,7 +42,8 @@ from apm_git.search.index import Hit, Index, SearchScope
 from apm_git.store.lock import file_lock, lock_timeout
 from apm_git.store.repo import MemoryRepo
 
-MAGIC = b"apm-git vectors 1\n"
+MAGIC = b"apm-git vectors 2\n"  # 2: and each row's crowding
+MAGIC_1 = b"apm-git vectors 1\n"  # read as it is (no crowding) and written anew by the next build
 KEY_BYTES = 20  # a git blob id
 PLACE = struct.Struct("<20sIII")  # a passage's file blob id, first and last line, and its vector's row
 CHECKPOINT = 256  # passages embedded between two writes of the vectors file
@@ -51,6 +52,11 @@ BATCH = 16  # passages given the model at once
 # import alone takes 0.06 s: the hook's whole budget is 0.15 s
 PLAIN_ROWS = 4096
 WIDE = 100  # passages each ranking gives the fusion
+# A row's crowding is the mean cosine of its CROWD nearest other rows; a query's cosine to a row is taken less it
+# (docs/recall.md, "Less what is said everywhere").  Past CROWD_SAMPLE rows the neighbours are looked for among an
+# even sample of that many, CROWD scaled down with it, so a build's cost stays at about a second
+CROWD = 10
+CROWD_SAMPLE = 8192
 DENSE_WEIGHT = 3.0  # the cosine's weight against BM25's in the fused score (benchmarks/README.md, "Conversational
 # recall": 2, 3 and 4 within a point of each other on both layouts and languages)
 
@@ -67,6 +73,9 @@ class Vectors:
     # (file blob id, first line, last line) -> row: where the passages were when they were embedded, so a search
     # finds the vectors of unchanged files without reading and hashing their passages' text
     places: dict[Place, int] = dataclasses.field(default_factory=dict)
+    # each row's crowding (see CROWD), float32: as read, a view of the file's bytes; None: not computed yet (a
+    # build stopped early, or a file of format 1)
+    crowding: Any = None
 
     def rows(self) -> dict[bytes, int]:
         return {key: row for row, key in enumerate(self.keys)}
@@ -85,6 +94,33 @@ class Vectors:
             return [sum(map(mul, query, view[row * dim:(row + 1) * dim])) for row in rows]
         np = numpy()
         return [float(value) for value in (self.matrix(np) @ np.asarray(query, dtype=np.float32))[rows]]
+
+    def uncrowded(self, cosines: list[float], rows: list[int]) -> list[float]:
+        """`cosines` (to `rows`) less each row's crowding, when the file has it."""
+        if self.crowding is None:
+            return cosines
+        crowding = self.crowding.cast("f") if isinstance(self.crowding, memoryview) else self.crowding
+        return [cosine - float(crowding[row]) for cosine, row in zip(cosines, rows, strict=True)]
+
+
+def crowding(matrix: Any, np: Any) -> Any:
+    """Each row's mean cosine to its CROWD nearest other rows (float32; 0 for a lone row): high for a text said
+    in many words alike (small talk, a template line, a speaker's name over a short turn), low for one that
+    says something nothing else says."""
+    count = len(matrix)
+    out = np.zeros(count, dtype=np.float32)
+    if count < 2:
+        return out
+    step = -(-count // CROWD_SAMPLE)  # every step-th row is a neighbour to look among
+    among = matrix[::step]
+    nearest = max(1, min(round(CROWD * len(among) / count), len(among) - 1))
+    for start in range(0, count, 512):
+        block = matrix[start:start + 512] @ among.T
+        rows = np.arange(start, min(start + 512, count))
+        sampled = rows % step == 0
+        block[np.flatnonzero(sampled), rows[sampled] // step] = -2.0  # not its own neighbour
+        out[start:start + len(block)] = np.partition(block, -nearest, axis=1)[:, -nearest:].mean(1)
+    return out
 
 
 class VectorsPlace:
@@ -110,10 +146,12 @@ class VectorsPlace:
     def write(self, vectors: Vectors, np: Any) -> None:
         """Write `vectors` aside and rename them over the path (the lock's holder only)."""
         matrix = np.ascontiguousarray(vectors.matrix(np), dtype=np.float32)
+        crowded = b"" if vectors.crowding is None else np.asarray(vectors.crowding, dtype=np.float32).tobytes()
         header = json.dumps({"model": vectors.model, "count": len(vectors.keys), "places": len(vectors.places),
-                             "dim": int(matrix.shape[1]) if matrix.ndim == 2 else 0}).encode() + b"\n"
+                             "dim": int(matrix.shape[1]) if matrix.ndim == 2 else 0,
+                             "crowding": vectors.crowding is not None}).encode() + b"\n"
         places = b"".join(PLACE.pack(*place, row) for place, row in vectors.places.items())
-        body = MAGIC + header + b"".join(vectors.keys) + matrix.tobytes() + places
+        body = MAGIC + header + b"".join(vectors.keys) + matrix.tobytes() + crowded + places
         for stale in self.aside.parent.glob(self.stale):
             if stale != self.aside:
                 stale.unlink(missing_ok=True)
@@ -127,27 +165,31 @@ class VectorsPlace:
 
 def _parse(data: bytes) -> tuple[Vectors | None, str]:
     damaged = "the vectors file was damaged"
-    if not data.startswith(MAGIC):
+    magic = next((magic for magic in (MAGIC, MAGIC_1) if data.startswith(magic)), None)
+    if magic is None:
         return None, f"{damaged} (not apm-git's vectors, or another format)"
-    if len(data) < len(MAGIC) + 4 or struct.unpack("<I", data[-4:])[0] != zlib.crc32(memoryview(data)[:-4]):
+    if len(data) < len(magic) + 4 or struct.unpack("<I", data[-4:])[0] != zlib.crc32(memoryview(data)[:-4]):
         return None, f"{damaged} (its checksum does not match: truncated or overwritten)"
-    end = data.find(b"\n", len(MAGIC))
+    end = data.find(b"\n", len(magic))
     try:
-        header = json.loads(data[len(MAGIC):end])
+        header = json.loads(data[len(magic):end])
         model, count, dim = str(header["model"]), int(header["count"]), int(header["dim"])
-        placed = int(header["places"])
-    except (ValueError, KeyError, TypeError):
+        placed, crowded = int(header["places"]), header.get("crowding", False) is True
+    except (ValueError, KeyError, TypeError, AttributeError):
         return None, f"{damaged} (its header is unreadable)"
     start = end + 1
-    if min(count, dim, placed) < 0 or len(data) - 4 - start != count * (KEY_BYTES + dim * 4) + placed * PLACE.size:
+    if min(count, dim, placed) < 0 or len(data) - 4 - start != (
+            count * (KEY_BYTES + dim * 4 + (4 if crowded else 0)) + placed * PLACE.size):
         return None, f"{damaged} (its size does not match its header)"
     keys = [data[at:at + KEY_BYTES] for at in range(start, start + count * KEY_BYTES, KEY_BYTES)]
     at = start + count * (KEY_BYTES + dim * 4)
     floats = memoryview(data)[start + count * KEY_BYTES:at]
+    crowding = memoryview(data)[at:at + count * 4] if crowded else None
+    at += count * 4 if crowded else 0
     places = {(blob, first, last): row for blob, first, last, row in PLACE.iter_unpack(data[at:len(data) - 4])}
     if any(row >= count for row in places.values()):
         return None, f"{damaged} (a place names a vector it does not hold)"
-    return Vectors(model, keys, dim, floats, places), ""
+    return Vectors(model, keys, dim, floats, places, crowding), ""
 
 
 def key_of(text: str) -> bytes:
@@ -212,8 +254,11 @@ def build(repo: MemoryRepo, scope: SearchScope, *, progress: Callable[[int, int]
                 _save(place, model, keys, blocks, where, np)
                 if progress is not None:
                     progress(built.embedded, len(todo))
-        if changed or (old is not None and old.places.keys() != {spot for spot, _ in where}):  # files edited
-            _save(place, model, keys, blocks, where, np)
+        if changed or (old is not None and old.crowding is None):  # or stopped early, or of format 1
+            _save(place, model, keys, blocks, where, np, lambda matrix: crowding(matrix, np))
+        elif old is not None and old.places.keys() != {spot for spot, _ in where}:  # files edited, the same rows
+            kept = old.crowding
+            _save(place, model, keys, blocks, where, np, lambda _: np.frombuffer(kept, dtype=np.float32))
     return built
 
 
@@ -227,12 +272,15 @@ def _of_model(read: tuple[Vectors | None, str], model: Engine) -> tuple[Vectors 
 
 
 def _save(place: VectorsPlace, model: Engine, keys: list[bytes], blocks: list[Any],
-          where: list[tuple[Place, bytes]], np: Any) -> None:
+          where: list[tuple[Place, bytes]], np: Any, crowds: Callable[[Any], Any] | None = None) -> None:
+    """Write the vectors so far; with `crowds` (a build's last write), each row's crowding too, as it gives it
+    for the matrix of the vectors."""
     matrix = np.concatenate(blocks) if blocks else np.zeros((0, model.dim), dtype=np.float32)
     blocks[:] = [matrix]
     row = {key: at for at, key in enumerate(keys)}
     place.write(Vectors(model.name, list(keys), model.dim, matrix,
-                        {spot: row[key] for spot, key in where if key in row}), np)
+                        {spot: row[key] for spot, key in where if key in row},
+                        None if crowds is None else crowds(matrix)), np)
 
 
 @dataclasses.dataclass
@@ -287,7 +335,10 @@ def near(repo: MemoryRepo, scope: SearchScope, index: Index, query: str, model: 
         vectors, why = None, f"the vectors could not be read ({error.strerror})"
     every = index.places()
     have = rows_of(index, every, vectors) if vectors is not None else []
-    cosine = vectors.cosines(model.query(query), [row for _, row in have]) if vectors is not None and have else []
+    cosine: list[float] = []
+    if vectors is not None and have:
+        rows = [row for _, row in have]
+        cosine = vectors.uncrowded(vectors.cosines(model.query(query), rows), rows)
     note = None
     if vectors is None and why != "there were no vectors yet":
         note = f"{why}; this search ranked by words alone: `apm-git embed` builds the vectors anew"
