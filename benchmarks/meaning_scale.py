@@ -38,7 +38,8 @@ def fill(root: Path) -> int:
     np = numpy()
     index = Index(repo, SearchScope())
     try:
-        _, texts, where = meaning.passages_of(index)
+        passages = meaning.passages_of(index)
+        texts, where = passages.texts, passages.where
     finally:
         index.close()
     keys = list(texts)
@@ -47,7 +48,8 @@ def fill(root: Path) -> int:
     row = {key: at for at, key in enumerate(keys)}
     places = {spot: row[key] for spot, key in where}
     meaning.VectorsPlace(repo, SearchScope()).write(
-        meaning.Vectors(model.name, keys, model.dim, vectors, places, meaning.crowding(vectors, np)), np)
+        meaning.Vectors(model.name, keys, model.dim, vectors, places,
+                        meaning.crowding(vectors, np, [row[key] for key in keys if key in passages.live])), np)
     return len(keys)
 
 

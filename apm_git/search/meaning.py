@@ -103,22 +103,25 @@ class Vectors:
         return [cosine - float(crowding[row]) for cosine, row in zip(cosines, rows, strict=True)]
 
 
-def crowding(matrix: Any, np: Any) -> Any:
-    """Each row's mean cosine to its CROWD nearest other rows (float32; 0 for a lone row): high for a text said
-    in many words alike (small talk, a template line, a speaker's name over a short turn), low for one that
-    says something nothing else says."""
+def crowding(matrix: Any, np: Any, live: list[int] | None = None) -> Any:
+    """Each row's mean cosine to its CROWD nearest other rows among the `live` ones (all rows when None; float32;
+    0 when there are fewer than two to look among): high for a text said in many words alike (small talk, a
+    template line, a speaker's name over a short turn), low for one that says something nothing else says.
+    The archive is no neighbour: a live entry's own older versions there would crowd it."""
     count = len(matrix)
     out = np.zeros(count, dtype=np.float32)
-    if count < 2:
+    pool = np.arange(count) if live is None else np.asarray(live, dtype=np.int64)
+    if len(pool) < 2:
         return out
-    step = -(-count // CROWD_SAMPLE)  # every step-th row is a neighbour to look among
-    among = matrix[::step]
-    nearest = max(1, min(round(CROWD * len(among) / count), len(among) - 1))
+    among = pool[::-(-len(pool) // CROWD_SAMPLE)]  # past CROWD_SAMPLE rows, an even sample of them
+    nearest = max(1, min(round(CROWD * len(among) / len(pool)), len(among) - 1))
+    column = np.full(count, -1, dtype=np.int64)
+    column[among] = np.arange(len(among))  # a row's own column among them, -1 when it is not one
+    vectors = matrix[among].T
     for start in range(0, count, 512):
-        block = matrix[start:start + 512] @ among.T
-        rows = np.arange(start, min(start + 512, count))
-        sampled = rows % step == 0
-        block[np.flatnonzero(sampled), rows[sampled] // step] = -2.0  # not its own neighbour
+        block = matrix[start:start + 512] @ vectors
+        own = column[start:start + len(block)]
+        block[np.flatnonzero(own >= 0), own[own >= 0]] = -2.0  # not its own neighbour
         out[start:start + len(block)] = np.partition(block, -nearest, axis=1)[:, -nearest:].mean(1)
     return out
 
@@ -211,14 +214,22 @@ class Embedded:
     rebuilt: str | None = None  # why the vectors on disk were not used
 
 
-def passages_of(index: Index) -> tuple[int, dict[bytes, str], list[tuple[Place, bytes]]]:
-    """How many passages the index holds, their texts by key (in id order: live memory first), and where each
-    passage is with its key."""
+@dataclasses.dataclass
+class Passages:
+    count: int  # in the index
+    texts: dict[bytes, str]  # by key, in id order: live memory first
+    where: list[tuple[Place, bytes]]  # each passage's place and key
+    live: set[bytes]  # the keys of live memory's passages
+
+
+def passages_of(index: Index) -> Passages:
+    """The index's passages as the meaning layer embeds them."""
     every = index.every_passage()
     key_at = {id_: key_of(text) for id_, _, text in every}
     where = [((bytes.fromhex(blob), first, last), key_at[id_]) for id_, _, blob, first, last in index.places()
              if id_ in key_at]
-    return len(every), {key_at[id_]: text for id_, _, text in every}, where
+    return Passages(len(every), {key_at[id_]: text for id_, _, text in every}, where,
+                    {key for id_, key in key_at.items() if id_ < ARCHIVE_IDS})
 
 
 def build(repo: MemoryRepo, scope: SearchScope, *, progress: Callable[[int, int], None] | None = None) -> Embedded:
@@ -228,9 +239,10 @@ def build(repo: MemoryRepo, scope: SearchScope, *, progress: Callable[[int, int]
     model = engine()
     index = Index(repo, scope)
     try:
-        count, texts, where = passages_of(index)
+        passages = passages_of(index)
     finally:
         index.close()
+    count, texts, where = passages.count, passages.texts, passages.where
     place = VectorsPlace(repo, scope)
     with file_lock(place.lock, "another apm-git process embedding passages", timeout=lock_timeout()):
         old, why = _of_model(place.read(), model)
@@ -254,11 +266,11 @@ def build(repo: MemoryRepo, scope: SearchScope, *, progress: Callable[[int, int]
                 _save(place, model, keys, blocks, where, np)
                 if progress is not None:
                     progress(built.embedded, len(todo))
-        if changed or (old is not None and old.crowding is None):  # or stopped early, or of format 1
-            _save(place, model, keys, blocks, where, np, lambda matrix: crowding(matrix, np))
-        elif old is not None and old.places.keys() != {spot for spot, _ in where}:  # files edited, the same rows
-            kept = old.crowding
-            _save(place, model, keys, blocks, where, np, lambda _: np.frombuffer(kept, dtype=np.float32))
+        if changed or (old is not None and (old.crowding is None  # stopped early, or of format 1
+                                            or old.places.keys() != {spot for spot, _ in where})):  # files edited
+            # crowding anew even when only places moved: an entry archived since is no live neighbour any more
+            live = [row for row, key in enumerate(keys) if key in passages.live]
+            _save(place, model, keys, blocks, where, np, lambda matrix: crowding(matrix, np, live))
     return built
 
 

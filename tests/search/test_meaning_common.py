@@ -100,5 +100,33 @@ def test_the_vectors_file_holds_each_rows_crowding_and_an_older_file_gains_it(me
     write(mem, "chat/2024-05.md", "\n\n" + chat())  # every turn moved down, no text new or gone
     moved = cli_json(run_cli, mem, "embed")
     assert (moved["embedded"], moved["dropped"]) == (0, 0)
-    assert vectors_header(mem)[2][vectors_end:crowding_end] == body[vectors_end:crowding_end]
-    assert vectors_header(mem)[2][crowding_end:] != body[crowding_end:]  # the places it records moved
+    after = vectors_header(mem)[2]
+    assert after[crowding_end:] != body[crowding_end:]  # the places it records moved
+
+    def by_key(data: bytes) -> dict[bytes, float]:
+        values = np.frombuffer(data[vectors_end:crowding_end], dtype=np.float32)
+        return {data[20 * row:20 * (row + 1)]: float(value) for row, value in enumerate(values)}
+
+    assert by_key(after) == pytest.approx(by_key(body), abs=1e-6)  # the same texts, the same crowding
+
+
+ARCHIVED = "".join(f"## Tom, {number}\n\n{text}\n\n" for number, text in enumerate((
+    "This morning I drove a used Honda home from the dealer.",
+    "I drove a used Honda home from the dealer this morning, the old engine was broken.",
+    "This morning I drove a used Honda home from the dealer, no more broken engine!",
+    "Drove a used Honda home from the dealer this morning: no more broken engine.",
+), start=3))
+
+
+@pytest.mark.slow  # over the fast loop's 0.2 s of CPU: the model loaded, passages embedded
+def test_an_entrys_older_versions_in_the_archive_do_not_crowd_it(mem: MemoryRepo, run_cli: Invoke) -> None:
+    """Only live passages are neighbours: the archive holds a live entry's own older versions, which would
+    otherwise make the entry look like small talk."""
+    write(mem, "archive/2024-04.md", f"# Archive 2024-04\n\n{ARCHIVED}")
+    cli_json(run_cli, mem, "embed")
+    question = "What vehicle did Tom buy?"
+    found = cli_json(run_cli, mem, "search", "--meaning", question)
+    assert found["hits"][0]["snippet"].startswith(FACTS[5][1]), [hit["snippet"] for hit in found["hits"][:3]]
+    assert not found["hits"][0]["archived"]
+    recalled = cli_json(run_cli, mem, "recall", question)
+    assert recalled["sections"][0]["text"].startswith(FACTS[5][1])
