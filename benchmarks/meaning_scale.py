@@ -49,7 +49,7 @@ def fill(root: Path) -> int:
     places = {spot: row[key] for spot, key in where}
     meaning.VectorsPlace(repo, SearchScope()).write(
         meaning.Vectors(model.name, keys, model.dim, vectors, places,
-                        meaning.crowding(vectors, np, [row[key] for key in keys if key in passages.live])), np)
+                        meaning.crowding(vectors, np, passages.live_rows(keys))), np)
     return len(keys)
 
 

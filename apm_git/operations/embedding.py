@@ -45,7 +45,9 @@ class VectorsState:
     where: str  # "memory" or "group NAME"
     passages: int  # in the search index
     without_vector: int
-    note: str | None  # why the vectors cannot be used (damaged, another model, the extra missing), or None
+    # why the vectors cannot be used (damaged, another model, the extra missing), or what they lack (the
+    # crowding), or None
+    note: str | None
 
 
 def scopes_with_vectors(repo: MemoryRepo) -> list[SearchScope]:
@@ -90,7 +92,11 @@ def vectors_state(repo: MemoryRepo) -> list[VectorsState]:
                 states.append(VectorsState(where, len(every), len(every), f"{note}; `apm-git embed` makes them anew"))
                 continue
             have = meaning.rows_of(index, every, vectors)
-            states.append(VectorsState(where, len(every), len(every) - len(have), None if name else note))
+            if name is not None and vectors.crowding is None:  # an older format, or a build stopped early
+                note = (f"{len(every)} passages; the vectors hold no crowding yet (an older format, or a build "
+                        "stopped early): `apm-git embed` or the next `dream` adds it")
+            states.append(VectorsState(where, len(every), len(every) - len(have),
+                                       None if name is not None and vectors.crowding is not None else note))
         finally:
             index.close()
     return states

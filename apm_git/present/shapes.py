@@ -171,7 +171,7 @@ STATUS = Shape(
             "vectors": List(
                 Obj({"where": Str(doc="'memory' or 'group NAME'"), "passages": Int(0),
                      "without_vector": Int(0, doc="passages written since the last `embed` or `dream`"),
-                     "note": Maybe(Str(), doc="why the vectors cannot be used, or null")}),
+                     "note": Maybe(Str(), doc="why the vectors cannot be used, or what they lack, or null")}),
                 doc="the meaning layer's vectors, where `apm-git embed` made them",
             ),
             "last_audit": Maybe(

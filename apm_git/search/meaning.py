@@ -52,10 +52,12 @@ BATCH = 16  # passages given the model at once
 # import alone takes 0.06 s: the hook's whole budget is 0.15 s
 PLAIN_ROWS = 4096
 WIDE = 100  # passages each ranking gives the fusion
-# A row's crowding is the mean cosine of its CROWD nearest other rows; a query's cosine to a row is taken less it
-# (docs/recall.md, "Less what is said everywhere").  Past CROWD_SAMPLE rows the neighbours are looked for among an
-# even sample of that many, CROWD scaled down with it, so a build's cost stays at about a second
+# A row's crowding is the mean cosine of its CROWD nearest other live rows; a query's cosine to a row is taken less
+# it (docs/recall.md, "Less what is said everywhere").  Past CROWD_SAMPLE live rows the neighbours are looked for
+# among an even sample of that many, CROWD scaled down with it (to CROWD_LEAST at least), so a build's cost stays
+# at about a second
 CROWD = 10
+CROWD_LEAST = 3
 CROWD_SAMPLE = 8192
 DENSE_WEIGHT = 3.0  # the cosine's weight against BM25's in the fused score (benchmarks/README.md, "Conversational
 # recall": 2, 3 and 4 within a point of each other on both layouts and languages)
@@ -113,8 +115,9 @@ def crowding(matrix: Any, np: Any, live: list[int] | None = None) -> Any:
     pool = np.arange(count) if live is None else np.asarray(live, dtype=np.int64)
     if len(pool) < 2:
         return out
-    among = pool[::-(-len(pool) // CROWD_SAMPLE)]  # past CROWD_SAMPLE rows, an even sample of them
-    nearest = max(1, min(round(CROWD * len(among) / len(pool)), len(among) - 1))
+    among = pool if len(pool) <= CROWD_SAMPLE else pool[np.linspace(0, len(pool) - 1, CROWD_SAMPLE).round().astype(
+        np.int64)]  # an even sample
+    nearest = min(max(CROWD_LEAST, round(CROWD * len(among) / len(pool))), CROWD, len(among) - 1)
     column = np.full(count, -1, dtype=np.int64)
     column[among] = np.arange(len(among))  # a row's own column among them, -1 when it is not one
     vectors = matrix[among].T
@@ -150,6 +153,8 @@ class VectorsPlace:
         """Write `vectors` aside and rename them over the path (the lock's holder only)."""
         matrix = np.ascontiguousarray(vectors.matrix(np), dtype=np.float32)
         crowded = b"" if vectors.crowding is None else np.asarray(vectors.crowding, dtype=np.float32).tobytes()
+        if vectors.crowding is not None and len(crowded) != 4 * len(vectors.keys):
+            raise ValueError(f"{len(crowded) // 4} crowding values for {len(vectors.keys)} vectors")
         header = json.dumps({"model": vectors.model, "count": len(vectors.keys), "places": len(vectors.places),
                              "dim": int(matrix.shape[1]) if matrix.ndim == 2 else 0,
                              "crowding": vectors.crowding is not None}).encode() + b"\n"
@@ -221,6 +226,10 @@ class Passages:
     where: list[tuple[Place, bytes]]  # each passage's place and key
     live: set[bytes]  # the keys of live memory's passages
 
+    def live_rows(self, keys: list[bytes]) -> list[int]:
+        """The rows of `keys` that live memory's passages hold."""
+        return [row for row, key in enumerate(keys) if key in self.live]
+
 
 def passages_of(index: Index) -> Passages:
     """The index's passages as the meaning layer embeds them."""
@@ -263,13 +272,13 @@ def build(repo: MemoryRepo, scope: SearchScope, *, progress: Callable[[int, int]
             built.embedded += len(chunk)
             changed = True
             if built.embedded % CHECKPOINT == 0 and start + BATCH < len(todo):
-                _save(place, model, keys, blocks, where, np)
+                _save(place, model, keys, blocks, where, np, _carried(old, keys, np))
                 if progress is not None:
                     progress(built.embedded, len(todo))
         if changed or (old is not None and (old.crowding is None  # stopped early, or of format 1
                                             or old.places.keys() != {spot for spot, _ in where})):  # files edited
             # crowding anew even when only places moved: an entry archived since is no live neighbour any more
-            live = [row for row, key in enumerate(keys) if key in passages.live]
+            live = passages.live_rows(keys)
             _save(place, model, keys, blocks, where, np, lambda matrix: crowding(matrix, np, live))
     return built
 
@@ -281,6 +290,17 @@ def _of_model(read: tuple[Vectors | None, str], model: Engine) -> tuple[Vectors 
     if vectors is not None and vectors.keys and vectors.dim != model.dim:
         return None, f"the vectors file was damaged (its vectors have {vectors.dim} numbers, the model's {model.dim})"
     return vectors, why
+
+
+def _carried(old: Vectors | None, keys: list[bytes], np: Any) -> Callable[[Any], Any] | None:
+    """For a checkpoint's write: the crowding the old file gave each key, the median of those for a key new
+    since (computing it anew every CHECKPOINT passages would cost a fifth of the embedding), so a build that
+    is stopped leaves search ranking as near as it was; None when the old file had none."""
+    if old is None or old.crowding is None or not old.keys:
+        return None
+    before = np.frombuffer(old.crowding, dtype=np.float32)
+    rows, middle = old.rows(), float(np.median(before))
+    return lambda _: np.array([before[rows[key]] if key in rows else middle for key in keys], dtype=np.float32)
 
 
 def _save(place: VectorsPlace, model: Engine, keys: list[bytes], blocks: list[Any],

@@ -130,3 +130,79 @@ def test_an_entrys_older_versions_in_the_archive_do_not_crowd_it(mem: MemoryRepo
     assert not found["hits"][0]["archived"]
     recalled = cli_json(run_cli, mem, "recall", question)
     assert recalled["sections"][0]["text"].startswith(FACTS[5][1])
+
+
+def test_crowding_is_the_mean_of_the_nearest_live_neighbours(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`crowding` against a plain computation: every row's CROWD nearest other live rows, the archive's rows
+    crowded by live ones but crowding none; fewer than two live rows give zeros; past CROWD_SAMPLE live rows
+    an even sample of them, with fewer neighbours (no fewer than CROWD_LEAST)."""
+    np = pytest.importorskip("numpy")  # the test extra installs it
+    from apm_git.search import meaning
+
+    rng = np.random.default_rng(25)
+    matrix = rng.standard_normal((120, 16)).astype(np.float32)
+    matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
+    live = list(range(0, 120, 2))
+
+    def plain(rows: list[int], among: list[int], nearest: int) -> list[float]:
+        cosines = matrix[rows] @ matrix[among].T
+        return [float(np.sort([value for column, value in zip(among, line, strict=True) if column != row])[-nearest:]
+                      .mean()) for row, line in zip(rows, cosines, strict=True)]
+
+    every = list(range(120))
+    assert np.allclose(meaning.crowding(matrix, np, live), plain(every, live, meaning.CROWD), atol=1e-6)
+    assert np.allclose(meaning.crowding(matrix, np), plain(every, every, meaning.CROWD), atol=1e-6)
+    assert not meaning.crowding(matrix, np, [7]).any() and not meaning.crowding(matrix, np, []).any()
+    assert len(meaning.crowding(matrix[:0], np)) == 0
+
+    sample = 20  # of the 60 live rows: a third of them, so 10 × 20 / 60 → 3 neighbours
+    monkeypatch.setattr(meaning, "CROWD_SAMPLE", sample)
+    sampled = meaning.crowding(matrix, np, live)
+    among = [live[at] for at in np.linspace(0, len(live) - 1, sample).round().astype(int)]
+    assert len(set(among)) == sample
+    assert np.allclose(sampled, plain(every, among, meaning.CROWD_LEAST), atol=1e-6)
+
+
+@pytest.mark.slow  # over the fast loop's 0.2 s of CPU: the model loaded, passages embedded
+def test_a_stopped_build_keeps_the_crowding_it_had(mem: MemoryRepo, run_cli: Invoke,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """A checkpoint's write carries each old text's crowding and gives the new ones the median, so a build
+    stopped midway leaves the ranking as near as it was; `status` says what the vectors lack when they hold
+    none."""
+    from apm_git.commands.embed import embed as embed_now
+    from apm_git.search import meaning
+    from apm_git.search.engine import numpy
+    from apm_git.search.index import SearchScope
+
+    np = numpy()
+    cli_json(run_cli, mem, "embed")
+    _, header, body = vectors_header(mem)
+    count, dim = header["count"], header["dim"]
+    before = dict(zip((body[20 * row:20 * (row + 1)] for row in range(count)),
+                      np.frombuffer(body[(20 + 4 * dim) * count:(24 + 4 * dim) * count], dtype=np.float32),
+                      strict=True))
+    write(mem, "more.md", "# More\n\n" + "".join(f"## Note {n}\n\nThe plant on shelf {n} needs water.\n\n"
+                                                  for n in range(2 * meaning.BATCH)))
+    monkeypatch.setattr(meaning, "CHECKPOINT", meaning.BATCH)
+
+    def stop(done: int, todo: int) -> None:
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        embed_now(mem, progress=stop)
+    _, header, body = vectors_header(mem)
+    count = header["count"]
+    assert header["crowding"] is True and count == len(before) + meaning.BATCH
+    crowding = np.frombuffer(body[(20 + 4 * dim) * count:(24 + 4 * dim) * count], dtype=np.float32)
+    keys = [body[20 * row:20 * (row + 1)] for row in range(count)]
+    assert all(crowding[row] == before[key] for row, key in enumerate(keys) if key in before)
+    middle = np.float32(np.median(np.array(list(before.values()), dtype=np.float32)))
+    assert all(crowding[row] == middle for row, key in enumerate(keys) if key not in before)
+
+    place = meaning.VectorsPlace(mem, SearchScope())
+    old, _ = place.read()
+    assert old is not None
+    place.write(meaning.Vectors(old.model, old.keys, old.dim, np.frombuffer(old.floats, dtype=np.float32)
+                                .reshape(len(old.keys), old.dim), old.places), np)  # no crowding
+    status = cli_json(run_cli, mem, "status")["vectors"][0]
+    assert "no crowding yet" in status["note"] and f"{status['passages']} passages" in status["note"]
