@@ -83,6 +83,7 @@ def vectors_state(repo: MemoryRepo) -> list[VectorsState]:
         try:
             try:
                 name: str | None = model_name()
+                note: str | None = None
             except ApmGitError as missing:
                 name, note = None, f"{missing}; the hook and `search` rank by words"
             vectors, why = meaning.VectorsPlace(repo, scope).read()
@@ -92,11 +93,11 @@ def vectors_state(repo: MemoryRepo) -> list[VectorsState]:
                 states.append(VectorsState(where, len(every), len(every), f"{note}; `apm-git embed` makes them anew"))
                 continue
             have = meaning.rows_of(index, every, vectors)
-            if name is not None and vectors.crowding is None:  # an older format, or a build stopped early
-                note = (f"{len(every)} passages; the vectors hold no crowding yet (an older format, or a build "
-                        "stopped early): `apm-git embed` or the next `dream` adds it")
-            states.append(VectorsState(where, len(every), len(every) - len(have),
-                                       None if name is not None and vectors.crowding is not None else note))
+            if name is not None:  # else `note` says the extra is missing
+                note = None if vectors.crowding is not None else (  # an older format, or a build stopped early
+                    f"{len(every)} passages; the vectors hold no crowding yet (an older format, or a build stopped "
+                    "early): `apm-git embed` or the next `dream` adds it")
+            states.append(VectorsState(where, len(every), len(every) - len(have), note))
         finally:
             index.close()
     return states

@@ -115,8 +115,9 @@ def crowding(matrix: Any, np: Any, live: list[int] | None = None) -> Any:
     pool = np.arange(count) if live is None else np.asarray(live, dtype=np.int64)
     if len(pool) < 2:
         return out
-    among = pool if len(pool) <= CROWD_SAMPLE else pool[np.linspace(0, len(pool) - 1, CROWD_SAMPLE).round().astype(
-        np.int64)]  # an even sample
+    among = pool
+    if len(pool) > CROWD_SAMPLE:  # an even sample of them
+        among = pool[np.linspace(0, len(pool) - 1, CROWD_SAMPLE).round().astype(np.int64)]
     nearest = min(max(CROWD_LEAST, round(CROWD * len(among) / len(pool))), CROWD, len(among) - 1)
     column = np.full(count, -1, dtype=np.int64)
     column[among] = np.arange(len(among))  # a row's own column among them, -1 when it is not one
@@ -183,7 +184,7 @@ def _parse(data: bytes) -> tuple[Vectors | None, str]:
         header = json.loads(data[len(magic):end])
         model, count, dim = str(header["model"]), int(header["count"]), int(header["dim"])
         placed, crowded = int(header["places"]), header.get("crowding", False) is True
-    except (ValueError, KeyError, TypeError, AttributeError):
+    except (ValueError, KeyError, TypeError):
         return None, f"{damaged} (its header is unreadable)"
     start = end + 1
     if min(count, dim, placed) < 0 or len(data) - 4 - start != (
